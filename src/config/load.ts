@@ -1,0 +1,75 @@
+/** Loads the configuration: config/defaults.json, then an optional JSON file, then the environment, then flags. */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, SETTINGS, type Config, type ConfigKey } from './schema.js';
+
+const DEFAULTS_PATH = fileURLToPath(new URL('../../../config/defaults.json', import.meta.url));
+const DEFAULTS_PATH_SOURCE = fileURLToPath(new URL('../../config/defaults.json', import.meta.url));
+
+function readJson(path: string, what: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(what, path, `a readable JSON file (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    /* reported below */
+  }
+  throw new ConfigError(what, path, 'a file holding one JSON object');
+}
+
+export function readDefaults(): Record<string, unknown> {
+  try {
+    return readJson(DEFAULTS_PATH_SOURCE, 'defaults');
+  } catch {
+    return readJson(DEFAULTS_PATH, 'defaults');
+  }
+}
+
+export interface ConfigSources {
+  env?: NodeJS.ProcessEnv;
+  /** Raw flag values by config key, already split from argv. */
+  flags?: Partial<Record<ConfigKey, unknown>>;
+  /** Overrides used by tests and embedders (after flags). */
+  overrides?: Partial<Config>;
+}
+
+export function loadConfig({ env = {}, flags = {}, overrides = {} }: ConfigSources = {}): Config {
+  const raw: Record<string, unknown> = { ...readDefaults() };
+  const file = env.LARDER_CONFIG;
+  if (file) Object.assign(raw, readJson(file, 'LARDER_CONFIG'));
+  const known = new Set<string>(SETTINGS.map((s) => s.key));
+  for (const key of Object.keys(raw)) {
+    if (!known.has(key)) throw new ConfigError(key, raw[key], `one of the known keys (${[...known].join(', ')})`);
+  }
+  const config: Record<string, unknown> = {};
+  for (const s of SETTINGS) {
+    let value = raw[s.key];
+    let name: string = s.key;
+    if (env[s.env] !== undefined) {
+      value = env[s.env];
+      name = s.env;
+    }
+    if (flags[s.key] !== undefined) {
+      value = flags[s.key];
+      name = s.flag;
+    }
+    config[s.key] = s.parse(value, name);
+  }
+  return { ...(config as unknown as Config), ...overrides };
+}
+
+/** The configuration as it may be logged: credentials in URLs masked. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  const masked: Record<string, unknown> = { ...config };
+  for (const [key, value] of Object.entries(masked)) {
+    if (typeof value === 'string' && /^https?:\/\/[^/]*@/.test(value)) {
+      masked[key] = value.replace(/\/\/[^/@]*@/, '//***@');
+    }
+  }
+  return masked;
+}

@@ -1,0 +1,23 @@
+/** Project name rules of PEP 503 and the core-metadata spec. */
+
+const VALID_NAME = /^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$/i;
+
+export type ProjectName = string & { readonly __normalized: unique symbol };
+
+export function isValidProjectName(name: string): boolean {
+  // `$` in JS never matches before a trailing newline (unlike Python's), so this equals the spec's `\Z`.
+  return VALID_NAME.test(name);
+}
+
+export function normalizeName(name: string): ProjectName {
+  return name.replace(/[-_.]+/g, '-').toLowerCase() as ProjectName;
+}
+
+export function isNormalized(name: string): boolean {
+  return normalizeName(name) === name;
+}
+
+/** The form a wheel or PEP 625 sdist filename uses for a project name: normalized, `-` written `_`. */
+export function filenameProjectPart(name: string): string {
+  return normalizeName(name).replace(/-/g, '_');
+}
