@@ -8,6 +8,9 @@ export class LarderError extends Error {
     readonly code: string,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** A body other than the plain-text message (e.g. the JSON API's `{"message": "Not Found"}`). */
+    readonly body?: string,
+    readonly contentType?: string,
   ) {
     super(message);
     this.name = 'LarderError';

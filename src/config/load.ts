@@ -50,9 +50,10 @@ export function loadConfig({ env = {}, flags = {}, overrides = {} }: ConfigSourc
   for (const s of SETTINGS) {
     let value = raw[s.key];
     let name: string = s.key;
-    if (env[s.env] !== undefined) {
-      value = env[s.env];
-      name = s.env;
+    const envName = (typeof s.env === 'string' ? [s.env] : s.env).find((n) => env[n] !== undefined);
+    if (envName) {
+      value = env[envName];
+      name = envName;
     }
     if (flags[s.key] !== undefined) {
       value = flags[s.key];
@@ -60,7 +61,19 @@ export function loadConfig({ env = {}, flags = {}, overrides = {} }: ConfigSourc
     }
     config[s.key] = s.parse(value, name);
   }
-  return { ...(config as unknown as Config), ...overrides };
+  const result = { ...(config as unknown as Config), ...overrides };
+  if (result.upstreamJsonApi === '') result.upstreamJsonApi = deriveJsonApi(result.upstream);
+  return result;
+}
+
+/** `https://pypi.org/simple/` → `https://pypi.org/pypi/`; any other path: its `simple/` segment replaced, else `pypi/` appended. */
+export function deriveJsonApi(upstream: string | null): string | null {
+  if (!upstream) return null;
+  const url = new URL(upstream);
+  url.username = '';
+  url.password = '';
+  url.pathname = /\/simple\/$/.test(url.pathname) ? url.pathname.replace(/simple\/$/, 'pypi/') : `${url.pathname.replace(/\/?$/, '/')}pypi/`;
+  return url.toString();
 }
 
 /** The configuration as it may be logged: credentials in URLs masked. */
@@ -70,6 +83,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     if (typeof value === 'string' && /^https?:\/\/[^/]*@/.test(value)) {
       masked[key] = value.replace(/\/\/[^/@]*@/, '//***@');
     }
+    if (/password|token/i.test(key) && value) masked[key] = '***';
   }
   return masked;
 }

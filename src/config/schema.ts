@@ -16,6 +16,28 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Cache-Control max-age of index pages and JSON documents, in seconds. */
   indexMaxAge: number;
+  /** Upstream JSON API base (`…/pypi/`); derived from `upstream` when empty; null = the upstream has none. */
+  upstreamJsonApi: string | null;
+  upstreamUsername: string | null;
+  upstreamPassword: string | null;
+  /** Milliseconds. */
+  upstreamConnectTimeout: number;
+  upstreamHeadersTimeout: number;
+  upstreamBodyTimeout: number;
+  upstreamRetries: number;
+  /** Freshness of cached upstream project pages and JSON documents, ms. */
+  pageTtl: number;
+  /** Freshness of the cached upstream root list, ms. */
+  rootTtl: number;
+  /** How long an upstream 404 is remembered, ms. */
+  notFoundTtl: number;
+  /** Normalized names of private projects that also show the upstream project's files. */
+  mergeAllowList: string[];
+  /** Bytes of rendered pages kept in memory. */
+  memoryCacheSize: number;
+  httpProxy: string | null;
+  httpsProxy: string | null;
+  noProxy: string | null;
 }
 
 export type ConfigKey = keyof Config;
@@ -87,6 +109,33 @@ const parsePublicUrl: Parser<string | null> = (raw, key) => {
   return httpUrl(raw, key).replace(/\/+$/, '');
 };
 
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, '': 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `500ms`, `30s`, `10m`, `2h`, `1d`; a bare number is seconds. Returns milliseconds. */
+export function parseDuration(raw: unknown, key: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|)\s*$/i.exec(String(raw));
+  if (!match) throw new ConfigError(key, raw, 'a duration such as 500ms, 30s, 10m, 2h or a number of seconds');
+  return Math.round(Number(match[1]) * DURATION_UNITS[match[2]!.toLowerCase()]!);
+}
+
+const optionalString: Parser<string | null> = (raw) => (raw === null || raw === undefined || raw === '' ? null : String(raw));
+
+const parseJsonApi: Parser<string | null> = (raw, key) => {
+  if (raw === null || raw === '' || raw === undefined) return '';
+  if (String(raw).toLowerCase() === 'none') return null;
+  const url = httpUrl(raw, key);
+  return url.endsWith('/') ? url : `${url}/`;
+};
+
+const parseNameList: Parser<string[]> = (raw, key) => {
+  const items = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',');
+  const names = items.map((s) => s.trim()).filter(Boolean);
+  for (const name of names) {
+    if (!/^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$/i.test(name)) throw new ConfigError(key, raw, 'a comma-separated list of project names');
+  }
+  return names.map((n) => n.replace(/[-_.]+/g, '-').toLowerCase());
+};
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const parseLogLevel: Parser<Config['logLevel']> = (raw, key) => {
   const level = String(raw).toLowerCase();
@@ -96,13 +145,14 @@ const parseLogLevel: Parser<Config['logLevel']> = (raw, key) => {
 
 export interface Setting<K extends ConfigKey> {
   key: K;
-  env: string;
+  /** Environment variable(s), first found wins. */
+  env: string | readonly string[];
   flag: string;
   parse: Parser<Config[K]>;
   help: string;
 }
 
-const setting = <K extends ConfigKey>(key: K, env: string, flag: string, parse: Parser<Config[K]>, help: string): Setting<K> =>
+const setting = <K extends ConfigKey>(key: K, env: string | readonly string[], flag: string, parse: Parser<Config[K]>, help: string): Setting<K> =>
   ({ key, env, flag, parse, help });
 
 export const SETTINGS = [
@@ -116,4 +166,19 @@ export const SETTINGS = [
   setting('readAuth', 'LARDER_READ_AUTH', '--read-auth', parseBoolean, 'reads need credentials too'),
   setting('logLevel', 'LARDER_LOG_LEVEL', '--log-level', parseLogLevel, 'log level'),
   setting('indexMaxAge', 'LARDER_INDEX_MAX_AGE', '--index-max-age', integerIn(0, 31_536_000), 'Cache-Control max-age of index pages, seconds'),
+  setting('upstreamJsonApi', 'LARDER_UPSTREAM_JSON_API', '--upstream-json-api', parseJsonApi, 'upstream JSON API base; empty = derived (…/simple/ → …/pypi/), none = built from simple pages'),
+  setting('upstreamUsername', 'LARDER_UPSTREAM_USERNAME', '--upstream-username', optionalString, 'user name for the upstream (or userinfo in the URL)'),
+  setting('upstreamPassword', 'LARDER_UPSTREAM_PASSWORD', '--upstream-password', optionalString, 'password for the upstream'),
+  setting('upstreamConnectTimeout', 'LARDER_UPSTREAM_CONNECT_TIMEOUT', '--upstream-connect-timeout', parseDuration, 'time to connect to the upstream'),
+  setting('upstreamHeadersTimeout', 'LARDER_UPSTREAM_HEADERS_TIMEOUT', '--upstream-headers-timeout', parseDuration, 'time for the upstream to send response headers'),
+  setting('upstreamBodyTimeout', 'LARDER_UPSTREAM_BODY_TIMEOUT', '--upstream-body-timeout', parseDuration, 'longest pause inside an upstream response body'),
+  setting('upstreamRetries', 'LARDER_UPSTREAM_RETRIES', '--upstream-retries', integerIn(0, 10), 'retries of idempotent upstream GETs on connection errors and 5xx'),
+  setting('pageTtl', 'LARDER_PAGE_TTL', '--page-ttl', parseDuration, 'freshness of cached upstream project pages and JSON documents'),
+  setting('rootTtl', 'LARDER_ROOT_TTL', '--root-ttl', parseDuration, 'freshness of the cached upstream project list'),
+  setting('notFoundTtl', 'LARDER_NOT_FOUND_TTL', '--not-found-ttl', parseDuration, 'how long an upstream 404 is remembered'),
+  setting('mergeAllowList', 'LARDER_MERGE_ALLOW_LIST', '--merge-allow-list', parseNameList, 'private projects that also show upstream files (comma-separated)'),
+  setting('memoryCacheSize', 'LARDER_MEMORY_CACHE_SIZE', '--memory-cache-size', parseSize, 'bytes of ready-to-send pages kept in memory'),
+  setting('httpProxy', ['HTTP_PROXY', 'http_proxy'], '--http-proxy', optionalString, 'proxy for http:// upstream requests'),
+  setting('httpsProxy', ['HTTPS_PROXY', 'https_proxy'], '--https-proxy', optionalString, 'proxy for https:// upstream requests'),
+  setting('noProxy', ['NO_PROXY', 'no_proxy'], '--no-proxy', optionalString, 'hosts reached without the proxy'),
 ] as const;

@@ -120,9 +120,21 @@ export interface ProjectReleases {
   ownership?: { roles: { role: 'Owner' | 'Maintainer'; user: string }[]; organization: string | null };
 }
 
-/** The bytes of one file (or of its `.metadata` / `.asc` companion). */
+/**
+ * The bytes of one file (or of its `.metadata` / `.asc` companion): a file on disk, or a stream that
+ * `open()` starts (so a HEAD request never starts a download). `open()` rejects when the download fails
+ * before its first byte, so the caller can still answer with an error status.
+ */
 export type FileBody =
   | { kind: 'disk'; path: string; size: number; etag: string; contentType: string }
-  | { kind: 'stream'; stream: NodeJS.ReadableStream; size: number | null; etag: string | null; contentType: string };
+  | { kind: 'stream'; open: () => Promise<NodeJS.ReadableStream>; size: number | null; etag: string | null; contentType: string };
+
+/** Where a proxied answer came from, reported in `X-Larder-Cache`. */
+export type CacheState = 'hit' | 'miss' | 'revalidated' | 'stale';
+
+/** Filled in by sources while they answer one request. */
+export interface SourceTrace {
+  cache?: CacheState;
+}
 
 export type FileVariant = 'file' | 'metadata' | 'signature';

@@ -1,5 +1,5 @@
 import type { ProjectName } from './names.js';
-import type { FileBody, FileVariant, ProjectListEntry, ProjectPage, ProjectReleases } from './model.js';
+import type { FileBody, FileVariant, ProjectListEntry, ProjectPage, ProjectReleases, SourceTrace } from './model.js';
 
 /**
  * Everything that answers "which projects exist, which files has P, give me file F".
@@ -8,10 +8,15 @@ import type { FileBody, FileVariant, ProjectListEntry, ProjectPage, ProjectRelea
 export interface IndexSource {
   /** All project names; streamed, since an upstream may list hundreds of thousands. */
   listProjects(): AsyncIterable<ProjectListEntry>;
+  /**
+   * A token that changes whenever `listProjects` may list something else (refreshing a stale list first);
+   * the root page's ETag and its rendered copy are keyed by it.
+   */
+  listVersion(): Promise<string>;
   /** The highest serial across all projects of this source (root page header). */
   lastSerial(): Promise<number>;
-  getProject(name: ProjectName): Promise<ProjectPage | null>;
+  getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null>;
   /** The JSON-API view of a project; null when unknown. */
-  getReleases(name: ProjectName): Promise<ProjectReleases | null>;
-  openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<FileBody | null>;
+  getReleases(name: ProjectName, trace?: SourceTrace): Promise<ProjectReleases | null>;
+  openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null>;
 }

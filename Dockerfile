@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+# Build stage: compile TypeScript to dist/.
+FROM node:24-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY config ./config
+RUN npm run build
+
+# Runtime stage: production dependencies (lmdb ships prebuilt binaries) and the compiled output.
+FROM node:24-slim
+ENV NODE_ENV=production \
+    LARDER_HOST=0.0.0.0 \
+    LARDER_PORT=3142 \
+    LARDER_DATA=/data
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY config ./config
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME /data
+EXPOSE 3142
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.LARDER_PORT||3142)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "dist/src/main.js"]
+CMD ["serve"]

@@ -1,0 +1,18 @@
+/** API tokens: `larder-` + 32 random bytes (base64url). Only the sha256 of a token is stored. */
+import { createHash, randomBytes } from 'node:crypto';
+import type { TokenRecord } from '../store/records.js';
+
+export const TOKEN_PREFIX = 'larder-';
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function newToken(user: string, projects: string[] | null, description: string | null): { token: string; record: TokenRecord } {
+  const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+  const hash = hashToken(token);
+  return {
+    token,
+    record: { id: hash.slice(0, 12), hash, user, projects, description, createdAt: new Date().toISOString() },
+  };
+}

@@ -1,0 +1,183 @@
+/** The larder commands other than `serve`: users, tokens and project administration on a data directory. */
+import { newToken } from '../auth/tokens.js';
+import { hashPassword } from '../auth/passwords.js';
+import { normalizeName } from '../index/names.js';
+import { CLI_IDENTITY, ProjectAdmin } from '../index/project-admin.js';
+import { MetaStore } from '../store/meta-store.js';
+import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
+
+export interface Io {
+  out: (line: string) => void;
+  readStdin: () => Promise<string>;
+  env: NodeJS.ProcessEnv;
+}
+
+type Handler = (argv: string[], io: Io) => Promise<void>;
+
+interface Command {
+  usage: string;
+  summary: string;
+  options?: Parameters<typeof parseCommand>[1];
+  minArgs: number;
+  maxArgs: number;
+  run: (args: string[], values: Record<string, unknown>, meta: MetaStore, io: Io) => Promise<void>;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+}
+
+async function readPassword(io: Io, fromStdin: boolean): Promise<string> {
+  if (!fromStdin) throw new UsageError('give the password on standard input with --password-stdin');
+  const password = (await io.readStdin()).replace(/\r?\n$/, '');
+  if (password.length < 8) throw new UsageError('the password must have at least 8 characters');
+  return password;
+}
+
+const admin = (meta: MetaStore) => new ProjectAdmin(meta);
+
+export const COMMANDS: Record<string, Command> = {
+  'user add': {
+    usage: 'larder user add NAME [--password-stdin] [--admin]',
+    summary: 'create a user (password read from standard input)',
+    options: { 'password-stdin': { type: 'boolean' }, admin: { type: 'boolean' } },
+    minArgs: 1,
+    maxArgs: 1,
+    async run([name], values, meta, io) {
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name!) || name === '__token__') {
+        throw new UsageError(`invalid user name '${name}': use letters, digits, '.', '_' and '-'`);
+      }
+      if (meta.getUser(name!)) throw new UsageError(`user '${name}' already exists`);
+      const password = await readPassword(io, values['password-stdin'] === true);
+      meta.putUser({ name: name!, passwordHash: await hashPassword(password), admin: values.admin === true, createdAt: new Date().toISOString() });
+      io.out(`created user ${name}${values.admin ? ' (admin)' : ''}`);
+    },
+  },
+  'user list': {
+    usage: 'larder user list',
+    summary: 'list users',
+    minArgs: 0,
+    maxArgs: 0,
+    async run(_args, _values, meta, io) {
+      const users = meta.listUsers();
+      if (users.length === 0) return io.out('no users');
+      for (const line of table([['NAME', 'ADMIN', 'CREATED'], ...users.map((u) => [u.name, u.admin ? 'yes' : 'no', u.createdAt])])) io.out(line);
+    },
+  },
+  'user remove': {
+    usage: 'larder user remove NAME',
+    summary: 'remove a user and revoke their tokens',
+    minArgs: 1,
+    maxArgs: 1,
+    async run([name], _values, meta, io) {
+      if (!meta.removeUser(name!)) throw new UsageError(`no user named '${name}'`);
+      io.out(`removed user ${name}`);
+    },
+  },
+  'token create': {
+    usage: 'larder token create USER [--project P]... [--description D]',
+    summary: 'create an API token (printed once, as the last line)',
+    options: { project: { type: 'string', multiple: true }, description: { type: 'string' } },
+    minArgs: 1,
+    maxArgs: 1,
+    async run([user], values, meta, io) {
+      if (!meta.getUser(user!)) throw new UsageError(`no user named '${user}'`);
+      const projects = (values.project as string[] | undefined)?.map(normalizeName) ?? null;
+      const { token, record } = newToken(user!, projects, (values.description as string | undefined) ?? null);
+      meta.putToken(record);
+      io.out(`created token ${record.id} for ${user}${projects ? ` limited to ${projects.join(', ')}` : ''}; use it with user name __token__:`);
+      io.out(token);
+    },
+  },
+  'token list': {
+    usage: 'larder token list [USER]',
+    summary: 'list tokens (ids only; tokens are never shown again)',
+    minArgs: 0,
+    maxArgs: 1,
+    async run([user], _values, meta, io) {
+      const tokens = meta.listTokens(user);
+      if (tokens.length === 0) return io.out('no tokens');
+      const rows = tokens.map((t) => [t.id, t.user, t.projects?.join(',') ?? '*', t.createdAt, t.description ?? '']);
+      for (const line of table([['ID', 'USER', 'PROJECTS', 'CREATED', 'DESCRIPTION'], ...rows])) io.out(line);
+    },
+  },
+  'token revoke': {
+    usage: 'larder token revoke ID',
+    summary: 'revoke a token by its id',
+    minArgs: 1,
+    maxArgs: 1,
+    async run([id], _values, meta, io) {
+      if (!meta.removeToken(id!)) throw new UsageError(`no token with id '${id}'`);
+      io.out(`revoked token ${id}`);
+    },
+  },
+  'project yank': {
+    usage: 'larder project yank PROJECT VERSION [--reason R]',
+    summary: 'yank a release',
+    options: { reason: { type: 'string' } },
+    minArgs: 2,
+    maxArgs: 2,
+    async run([project, version], values, meta, io) {
+      admin(meta).setYanked(project!, version!, true, (values.reason as string | undefined) ?? null, CLI_IDENTITY);
+      io.out(`yanked ${project} ${version}`);
+    },
+  },
+  'project unyank': {
+    usage: 'larder project unyank PROJECT VERSION',
+    summary: 'unyank a release',
+    minArgs: 2,
+    maxArgs: 2,
+    async run([project, version], _values, meta, io) {
+      admin(meta).setYanked(project!, version!, false, null, CLI_IDENTITY);
+      io.out(`unyanked ${project} ${version}`);
+    },
+  },
+  'project remove': {
+    usage: 'larder project remove PROJECT [VERSION [FILENAME]]',
+    summary: 'remove a project, a release or one file (file names stay reserved)',
+    minArgs: 1,
+    maxArgs: 3,
+    async run([project, version, filename], _values, meta, io) {
+      const removed = admin(meta).remove(project!, version ?? null, filename ?? null, CLI_IDENTITY);
+      io.out(`removed ${[project, version, filename].filter(Boolean).join(' ')} (${removed.length} file${removed.length === 1 ? '' : 's'})`);
+    },
+  },
+  'project add-maintainer': {
+    usage: 'larder project add-maintainer PROJECT USER',
+    summary: 'let USER upload to PROJECT',
+    minArgs: 2,
+    maxArgs: 2,
+    async run([project, user], _values, meta, io) {
+      admin(meta).addMaintainer(project!, user!, CLI_IDENTITY);
+      io.out(`${user} now maintains ${project}`);
+    },
+  },
+  'project allow-name': {
+    usage: 'larder project allow-name NAME',
+    summary: 'allow a new private project to take a name that exists upstream',
+    minArgs: 1,
+    maxArgs: 1,
+    async run([name], _values, meta, io) {
+      io.out(`allowed ${admin(meta).allowName(name!, CLI_IDENTITY)}`);
+    },
+  },
+};
+
+export function commandHelp(name: string, command: Command): string {
+  return `usage: ${command.usage}\n\n${command.summary}\n\nData directory and other settings:\n${CONFIG_FLAGS_HELP}`;
+}
+
+export const runStoreCommand = (name: string, command: Command): Handler => async (argv, io) => {
+  const { values, positionals, config } = parseCommand(argv, command.options ?? {}, io.env);
+  if (values.help) return io.out(commandHelp(name, command));
+  if (positionals.length < command.minArgs || positionals.length > command.maxArgs) {
+    throw new UsageError(`wrong number of arguments; usage: ${command.usage}`);
+  }
+  const meta = new MetaStore(config().data);
+  try {
+    await command.run(positionals, values, meta, io);
+  } finally {
+    await meta.close();
+  }
+};

@@ -1,0 +1,24 @@
+import type { Logger } from 'pino';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Config } from '../config/schema.js';
+import type { PrivateSource } from '../index/sources/private-source.js';
+import type { IndexSource } from '../index/source.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { MetaStore } from '../store/meta-store.js';
+import type { Publisher } from '../upload/publish.js';
+import type { RenderedCache } from './rendered-cache.js';
+import type { RootRenderCache } from './root-render-cache.js';
+
+/** What the HTTP layer is handed by the composition root. Routes talk to `source`, never to LMDB for reads. */
+export interface HttpDeps {
+  config: Config;
+  source: IndexSource;
+  privateSource: PrivateSource;
+  meta: MetaStore;
+  blobs: BlobStore;
+  authenticator: Authenticator;
+  publisher: Publisher;
+  logger: Logger;
+  rendered: RenderedCache;
+  rootPages: RootRenderCache;
+}

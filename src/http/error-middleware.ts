@@ -1,0 +1,44 @@
+/**
+ * Turns every error into a response: the status, the message as the reason phrase (twine prints it) and
+ * as a plain-text body. Unexpected errors become a 500 whose details go to the log only.
+ */
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { LarderError } from '../errors.js';
+
+/** Node refuses reason phrases outside tab, printable ASCII and latin-1; other characters become '?'. */
+export function reasonPhrase(message: string): string {
+  return message.replace(/[^\t\x20-\x7e\xa0-\xff]/g, '?').slice(0, 1024);
+}
+
+function fromKoaError(err: { status?: number; statusCode?: number; expose?: boolean; message?: string }): LarderError | null {
+  const status = err.status ?? err.statusCode;
+  if (typeof status !== 'number' || status < 400 || status > 599) return null;
+  const message = err.expose && err.message ? err.message : status === 413 ? 'Request body too large.' : 'Request failed.';
+  return new LarderError(status, 'http_error', message);
+}
+
+export function errorMiddleware(logger: Logger) {
+  return async function handleErrors(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+    } catch (caught) {
+      let err = caught instanceof LarderError ? caught : fromKoaError(caught as object);
+      if (!err || err.status >= 500) {
+        logger.error({ err: caught, method: ctx.method, path: ctx.path }, 'request failed');
+      }
+      err ??= new LarderError(500, 'internal', 'Internal server error; the details are in the server log.');
+      if (ctx.headerSent || !ctx.writable) {
+        ctx.res.destroy();
+        return;
+      }
+      // Discard the rest of an unread request body (a refused upload) so the client gets to read the answer.
+      if (!ctx.req.readableEnded) ctx.req.resume();
+      ctx.set(err.headers);
+      ctx.status = err.status;
+      ctx.message = reasonPhrase(err.message);
+      ctx.type = err.contentType ?? 'text/plain; charset=utf-8';
+      ctx.body = err.body ?? `${err.message}\n`;
+    }
+  };
+}

@@ -1,0 +1,64 @@
+/** Shared response helpers: base URL, index cache headers, strong ETags and conditional GETs. */
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Config } from '../config/schema.js';
+import type { Rendered, RenderedCache } from './rendered-cache.js';
+
+export function baseUrl(ctx: Context, config: Config): string {
+  return config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+}
+
+export function strongEtag(body: string | Buffer): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+/** True when the request's If-None-Match names `etag` (or `*`). */
+export function matchesEtag(ctx: Context, etag: string): boolean {
+  const header = ctx.get('If-None-Match');
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
+
+export const INDEX_CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'Content-Type, If-Match, If-Modified-Since, If-None-Match, If-Unmodified-Since',
+  'Access-Control-Allow-Methods': 'GET',
+  'Access-Control-Max-Age': '86400',
+  'Access-Control-Expose-Headers': 'X-PyPI-Last-Serial',
+};
+
+export function indexCacheControl(config: Config): string {
+  return `max-age=${config.indexMaxAge}, ${config.readAuth ? 'private' : 'public'}`;
+}
+
+function acceptsGzip(ctx: Context): boolean {
+  return /\bgzip\b/i.test(ctx.get('Accept-Encoding')) && !/\bgzip\s*;\s*q=0(\.0*)?\s*(,|$)/i.test(ctx.get('Accept-Encoding'));
+}
+
+/**
+ * Sends a rendered index page or JSON document with ETag, serial, cache and CORS headers, gzip-encoded
+ * when the client accepts it (its own strong ETag), and 304 when the client already has it.
+ */
+export function sendIndexDocument(ctx: Context, config: Config, cache: RenderedCache, key: string, doc: Rendered, varyAccept: boolean): void {
+  const gzip = acceptsGzip(ctx) && doc.body.length > 512;
+  const etag = gzip ? `${doc.etag.slice(0, -1)}-gz"` : doc.etag;
+  ctx.set(INDEX_CORS);
+  ctx.set('Cache-Control', indexCacheControl(config));
+  ctx.set('X-PyPI-Last-Serial', String(doc.serial));
+  ctx.set('ETag', etag);
+  ctx.vary(varyAccept ? 'Accept, Accept-Encoding' : 'Accept-Encoding');
+  if (matchesEtag(ctx, etag) || matchesEtag(ctx, doc.etag)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = doc.contentType;
+  if (gzip) {
+    ctx.set('Content-Encoding', 'gzip');
+    ctx.body = cache.gzip(key, doc);
+  } else {
+    ctx.body = doc.body;
+  }
+}

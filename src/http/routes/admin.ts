@@ -1,0 +1,54 @@
+/** The small owner/admin JSON API under /api/, authenticated like uploads. */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { koaBody } from 'koa-body';
+import { badRequest } from '../../errors.js';
+import type { ProjectAdmin } from '../../index/project-admin.js';
+import type { HttpDeps } from '../deps.js';
+import { requireIdentity } from '../identity.js';
+
+const jsonBody = koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '64kb' });
+
+function stringField(ctx: Context, field: string, required: boolean): string | null {
+  const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+  const value = body[field];
+  if (value === undefined || value === null || value === '') {
+    if (required) throw badRequest('missing_field', `The JSON body needs a string field "${field}".`);
+    return null;
+  }
+  if (typeof value !== 'string') throw badRequest('invalid_field', `The field "${field}" must be a string.`);
+  return value;
+}
+
+export function registerAdminRoutes(router: Router, deps: HttpDeps, admin: ProjectAdmin): void {
+  const who = (ctx: Context) => requireIdentity(ctx, deps.authenticator, 'manage projects');
+  const p = (ctx: Context, name: string) => decodeURIComponent(ctx.params[name] ?? '');
+
+  router.post('/api/projects/:project/releases/:version/yank', jsonBody, async (ctx) => {
+    const serial = admin.setYanked(p(ctx, 'project'), p(ctx, 'version'), true, stringField(ctx, 'reason', false), await who(ctx));
+    ctx.body = { yanked: true, serial };
+  });
+  router.post('/api/projects/:project/releases/:version/unyank', jsonBody, async (ctx) => {
+    const serial = admin.setYanked(p(ctx, 'project'), p(ctx, 'version'), false, null, await who(ctx));
+    ctx.body = { yanked: false, serial };
+  });
+  router.delete('/api/projects/:project', async (ctx) => {
+    const removed = admin.remove(p(ctx, 'project'), null, null, await who(ctx));
+    ctx.body = { removed: removed.map((f) => f.filename) };
+  });
+  router.delete('/api/projects/:project/releases/:version', async (ctx) => {
+    const removed = admin.remove(p(ctx, 'project'), p(ctx, 'version'), null, await who(ctx));
+    ctx.body = { removed: removed.map((f) => f.filename) };
+  });
+  router.delete('/api/projects/:project/releases/:version/files/:filename', async (ctx) => {
+    const removed = admin.remove(p(ctx, 'project'), p(ctx, 'version'), p(ctx, 'filename'), await who(ctx));
+    ctx.body = { removed: removed.map((f) => f.filename) };
+  });
+  router.post('/api/projects/:project/maintainers', jsonBody, async (ctx) => {
+    admin.addMaintainer(p(ctx, 'project'), stringField(ctx, 'user', true)!, await who(ctx));
+    ctx.body = { added: true };
+  });
+  router.post('/api/allowed-names', jsonBody, async (ctx) => {
+    ctx.body = { allowed: admin.allowName(stringField(ctx, 'name', true)!, await who(ctx)) };
+  });
+}

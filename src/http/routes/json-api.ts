@@ -1,0 +1,52 @@
+/** The Warehouse JSON API: /pypi/<project>/json and /pypi/<project>/<version>/json, with /index/ aliases. */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { LarderError } from '../../errors.js';
+import type { SourceTrace } from '../../index/model.js';
+import { normalizeName } from '../../index/names.js';
+import { renderProjectJson, renderReleaseJson } from '../../render/json-api.js';
+import type { HttpDeps } from '../deps.js';
+import { baseUrl, sendIndexDocument } from '../respond.js';
+import { redirect } from './simple.js';
+
+const jsonNotFound = () =>
+  new LarderError(404, 'not_found', 'Not Found', {}, '{"message": "Not Found"}', 'application/json');
+
+/** The JSON API answers errors in JSON too: `{"message": …}`. */
+const jsonError = (err: LarderError) =>
+  new LarderError(err.status, err.code, err.message, err.headers, `${JSON.stringify({ message: err.message })}\n`, 'application/json');
+
+export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
+  const handle = async (ctx: Context, prefix: string, version: string | null) => {
+    const requested = ctx.params.project!;
+    const name = normalizeName(requested);
+    if (name !== requested) {
+      const rest = version === null ? 'json' : `${encodeURIComponent(version)}/json`;
+      return redirect(ctx, `/${prefix}/${name}/${rest}`);
+    }
+    const trace: SourceTrace = {};
+    let doc;
+    try {
+      doc = await deps.source.getReleases(name, trace);
+    } catch (err) {
+      if (err instanceof LarderError) throw jsonError(err);
+      throw err;
+    }
+    if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
+    if (!doc) throw jsonNotFound();
+    const base = baseUrl(ctx, deps.config);
+    const key = `json\0${base}\0${name}\0${version ?? ''}`;
+    const rendered = deps.rendered.get(key, doc, () => {
+      const body = version === null ? renderProjectJson(doc, base) : renderReleaseJson(doc, version, base);
+      if (body === null) throw jsonNotFound();
+      return { body, contentType: 'application/json', serial: doc.serial };
+    });
+    sendIndexDocument(ctx, deps.config, deps.rendered, key, rendered, false);
+  };
+  for (const prefix of ['pypi', 'index']) {
+    for (const slash of ['', '/']) {
+      router.get(`/${prefix}/:project/json${slash}`, (ctx) => handle(ctx, prefix, null));
+      router.get(`/${prefix}/:project/:version/json${slash}`, (ctx) => handle(ctx, prefix, ctx.params.version!));
+    }
+  }
+}

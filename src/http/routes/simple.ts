@@ -1,0 +1,77 @@
+/** The simple API (PEP 503/691): /simple/ and /simple/<project>/, negotiated between HTML and JSON. */
+import { createReadStream } from 'node:fs';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { LarderError } from '../../errors.js';
+import type { SourceTrace } from '../../index/model.js';
+import { normalizeName } from '../../index/names.js';
+import { renderProjectHtml, renderRootHtmlChunks } from '../../render/simple-html.js';
+import { renderProjectJson, renderRootJsonChunks } from '../../render/simple-json.js';
+import type { HttpDeps } from '../deps.js';
+import { negotiateSimple } from '../negotiate.js';
+import { baseUrl, INDEX_CORS, indexCacheControl, matchesEtag, sendIndexDocument, strongEtag } from '../respond.js';
+
+export function redirect(ctx: Context, path: string): void {
+  const query = ctx.querystring ? `?${ctx.querystring}` : '';
+  ctx.status = 301;
+  ctx.set(INDEX_CORS);
+  ctx.redirect(path + query);
+}
+
+const simpleNotFound = () =>
+  new LarderError(404, 'not_found', 'Not Found', {}, '404 Not Found', 'text/plain; charset=utf-8');
+
+function negotiate(ctx: Context) {
+  const format = typeof ctx.query.format === 'string' ? ctx.query.format : undefined;
+  return negotiateSimple(format, ctx.get('Accept') || undefined);
+}
+
+export function registerSimpleRoutes(router: Router, deps: HttpDeps): void {
+  router.get('/simple', (ctx) => redirect(ctx, '/simple/'));
+
+  router.get('/simple/', async (ctx) => {
+    const chosen = negotiate(ctx);
+    const base = baseUrl(ctx, deps.config);
+    const version = await deps.source.listVersion();
+    const serial = await deps.source.lastSerial();
+    ctx.vary('Accept');
+    ctx.set(INDEX_CORS);
+    ctx.set('Cache-Control', indexCacheControl(deps.config));
+    ctx.set('X-PyPI-Last-Serial', String(serial));
+    const etag = strongEtag(`root\0${chosen.contentType}\0${version}\0${serial}\0${base}`);
+    ctx.set('ETag', etag);
+    if (matchesEtag(ctx, etag)) {
+      ctx.status = 304;
+      return;
+    }
+    const rendered = await deps.rootPages.file(etag, chosen.format, () => {
+      const entries = deps.source.listProjects();
+      return chosen.format === 'json' ? renderRootJsonChunks(entries, serial) : renderRootHtmlChunks(entries, base);
+    });
+    ctx.type = chosen.contentType;
+    ctx.length = rendered.size;
+    if (ctx.method !== 'HEAD') ctx.body = createReadStream(rendered.path);
+  });
+
+  const projectPage = async (ctx: Context, withSlash: boolean) => {
+    const requested = ctx.params.project!;
+    const name = normalizeName(requested);
+    if (!withSlash || name !== requested) return redirect(ctx, `/simple/${name}/`);
+    const chosen = negotiate(ctx);
+    const trace: SourceTrace = {};
+    ctx.vary('Accept');
+    const page = await deps.source.getProject(name, trace);
+    if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
+    if (!page) throw simpleNotFound();
+    const base = baseUrl(ctx, deps.config);
+    const key = `simple\0${chosen.contentType}\0${base}\0${name}`;
+    const rendered = deps.rendered.get(key, page, () => ({
+      body: chosen.format === 'json' ? renderProjectJson(page, base) : renderProjectHtml(page, base),
+      contentType: chosen.contentType,
+      serial: page.serial,
+    }));
+    sendIndexDocument(ctx, deps.config, deps.rendered, key, rendered, true);
+  };
+  router.get('/simple/:project/', (ctx) => projectPage(ctx, true));
+  router.get('/simple/:project', (ctx) => projectPage(ctx, false));
+}

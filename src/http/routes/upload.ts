@@ -1,0 +1,38 @@
+/** The legacy upload API: POST /legacy/ (and POST / for clients given the bare server URL). */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { LarderError } from '../../errors.js';
+import { receiveUpload } from '../../upload/receive.js';
+import { validateUpload } from '../../upload/validate.js';
+import type { HttpDeps } from '../deps.js';
+import { requireIdentity } from '../identity.js';
+
+export function registerUploadRoutes(router: Router, deps: HttpDeps): void {
+  const upload = async (ctx: Context) => {
+    const who = await requireIdentity(ctx, deps.authenticator, 'upload');
+    const raw = await receiveUpload(ctx.req, {
+      tmpDir: deps.blobs.tmpDir,
+      maxFileSize: deps.config.maxUploadSize,
+      query: ctx.query,
+    });
+    try {
+      const upload = await validateUpload(raw);
+      await deps.publisher.publish(upload, who);
+    } finally {
+      await raw.cleanup();
+    }
+    ctx.status = 200;
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = '';
+  };
+  router.post('/legacy/', upload);
+  router.post('/', upload);
+  router.post('/legacy', () => {
+    throw new LarderError(
+      308,
+      'upload_url_slash',
+      'An upload was attempted to /legacy but the expected upload URL is /legacy/ (with a trailing slash)',
+      { Location: '/legacy/' },
+    );
+  });
+}

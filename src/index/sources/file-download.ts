@@ -1,0 +1,149 @@
+/**
+ * One verified download from the upstream into the blob store, shared by every request for the same file:
+ * the body is hashed and written to tmp/ as it arrives, followers read the growing file, and only a file
+ * whose size and hash match what the page advertised is committed. A mismatch fails every follower.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import type { BlobStore } from '../../store/blob-store.js';
+import type { Hashes } from '../model.js';
+
+/** Hash names node:crypto can check, strongest first. */
+const VERIFIABLE = ['sha512', 'sha384', 'sha256', 'sha224', 'sha1', 'md5'] as const;
+
+export function strongestHash(hashes: Hashes): { name: string; hex: string } | null {
+  for (const name of VERIFIABLE) {
+    const hex = hashes[name];
+    if (hex) return { name, hex: hex.toLowerCase() };
+  }
+  return null;
+}
+
+export class VerificationError extends Error {
+  override name = 'VerificationError';
+}
+
+export interface DownloadResult {
+  sha256: string;
+  size: number;
+  path: string;
+}
+
+export interface DownloadSpec {
+  /** The body, as it arrives from the upstream. */
+  body: AsyncIterable<Uint8Array>;
+  expected: { hash: { name: string; hex: string } | null; size: number | null };
+  blobs: BlobStore;
+  /** Runs after the blob is committed and before followers are told the download is done (record it here). */
+  onVerified: (result: DownloadResult) => void | Promise<void>;
+}
+
+export class FileDownload extends EventEmitter {
+  readonly tmpPath: string;
+  /** Bytes written to tmpPath so far. */
+  written = 0;
+  state: 'running' | 'done' | 'failed' = 'running';
+  result: DownloadResult | null = null;
+  error: Error | null = null;
+  readonly finished: Promise<DownloadResult>;
+
+  constructor(private readonly spec: DownloadSpec) {
+    super();
+    this.setMaxListeners(0);
+    this.tmpPath = spec.blobs.tmpPath('download');
+    this.finished = this.run();
+    this.finished.catch(() => {});
+  }
+
+  private async run(): Promise<DownloadResult> {
+    const { body, expected, blobs } = this.spec;
+    const sha256 = createHash('sha256');
+    const check: Hash | null = expected.hash && expected.hash.name !== 'sha256' ? createHash(expected.hash.name) : null;
+    let handle: FileHandle | null = null;
+    try {
+      handle = await open(this.tmpPath, 'w');
+      for await (const chunk of body) {
+        sha256.update(chunk);
+        check?.update(chunk);
+        let offset = 0;
+        while (offset < chunk.byteLength) {
+          const { bytesWritten } = await handle.write(chunk, offset, chunk.byteLength - offset, this.written);
+          offset += bytesWritten;
+          this.written += bytesWritten;
+        }
+        if (expected.size !== null && this.written > expected.size) {
+          throw new VerificationError(`received more than the advertised ${expected.size} bytes`);
+        }
+        this.emit('progress');
+      }
+      await handle.close();
+      handle = null;
+      const digest = sha256.digest('hex');
+      if (expected.size !== null && this.written !== expected.size) {
+        throw new VerificationError(`received ${this.written} bytes, the index advertised ${expected.size}`);
+      }
+      if (expected.hash) {
+        const actual = check ? check.digest('hex') : digest;
+        if (actual !== expected.hash.hex) {
+          throw new VerificationError(`${expected.hash.name} is ${actual}, the index advertised ${expected.hash.hex}`);
+        }
+      }
+      const path = await blobs.commit(this.tmpPath, digest);
+      this.result = { sha256: digest, size: this.written, path };
+      await this.spec.onVerified(this.result);
+      this.state = 'done';
+      this.emit('progress');
+      return this.result;
+    } catch (err) {
+      this.error = err as Error;
+      this.state = 'failed';
+      await handle?.close().catch(() => {});
+      await unlink(this.tmpPath).catch(() => {});
+      this.emit('progress');
+      throw err;
+    }
+  }
+
+  /** Resolves once the first byte is on disk or the download has ended (rejects if it failed first). */
+  async started(): Promise<void> {
+    while (this.state === 'running' && this.written === 0) await new Promise((resolve) => this.once('progress', resolve));
+    if (this.state === 'failed' && this.written === 0) throw this.error!;
+  }
+
+  /** A stream of the file's bytes from the start, following the download as it grows. */
+  follow(): Readable {
+    return Readable.from(this.readAll(), { objectMode: false, highWaterMark: 1 << 20 });
+  }
+
+  private async *readAll(): AsyncGenerator<Buffer> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.tmpPath, 'r');
+    } catch (err) {
+      // Already renamed into the blob store.
+      if (this.state !== 'done') throw this.error ?? err;
+      handle = await open(this.result!.path, 'r');
+    }
+    try {
+      let position = 0;
+      const buffer = Buffer.allocUnsafe(1 << 20);
+      for (;;) {
+        if (this.state === 'failed') throw this.error!;
+        const available = (this.state === 'done' ? this.result!.size : this.written) - position;
+        if (available > 0) {
+          const { bytesRead } = await handle.read(buffer, 0, Math.min(available, buffer.length), position);
+          if (bytesRead === 0) throw new Error('download file shrank while it was read');
+          position += bytesRead;
+          yield Buffer.from(buffer.subarray(0, bytesRead));
+          continue;
+        }
+        if (this.state === 'done') return;
+        await new Promise((resolve) => this.once('progress', resolve));
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+}

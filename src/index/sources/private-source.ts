@@ -1,0 +1,122 @@
+/** The `private` index source: projects uploaded to this larder, from LMDB records and the blob store. */
+import { LRUCache } from 'lru-cache';
+import type { BlobStore } from '../../store/blob-store.js';
+import type { MetaStore } from '../../store/meta-store.js';
+import type { FileRecord, ReleaseRecord } from '../../store/records.js';
+import { contentTypeFor } from '../filenames.js';
+import type {
+  FileBody,
+  FileEntry,
+  FileVariant,
+  ProjectListEntry,
+  ProjectPage,
+  ProjectReleases,
+  Release,
+  ReleaseFile,
+  ReleaseMetadata,
+} from '../model.js';
+import type { ProjectName } from '../names.js';
+import type { IndexSource } from '../source.js';
+
+export class PrivateSource implements IndexSource {
+  /** Built pages by project, reused while the project's serial is unchanged (renderers cache by page identity). */
+  private readonly pages = new LRUCache<string, ProjectPage>({ max: 2000 });
+
+  constructor(
+    private readonly meta: MetaStore,
+    private readonly blobs: BlobStore,
+  ) {}
+
+  async listVersion(): Promise<string> {
+    return `private:${this.meta.lastSerial()}`;
+  }
+
+  has(name: ProjectName): boolean {
+    return this.meta.getProject(name) !== undefined;
+  }
+
+  async *listProjects(): AsyncIterable<ProjectListEntry> {
+    for (const p of this.meta.listProjects()) yield { name: p.displayName, serial: p.serial };
+  }
+
+  async lastSerial(): Promise<number> {
+    return this.meta.lastSerial();
+  }
+
+  async getProject(name: ProjectName): Promise<ProjectPage | null> {
+    const project = this.meta.getProject(name);
+    if (!project) return null;
+    const known = this.pages.get(name);
+    if (known && known.serial === project.serial) return known;
+    const releases = new Map(this.meta.getReleases(name).map((r) => [r.version, r]));
+    const files = this.meta.getFiles(name).map((f) => toFileEntry(f, releases.get(f.version)));
+    const page: ProjectPage = {
+      name,
+      displayName: project.displayName,
+      serial: project.serial,
+      files,
+      versions: [...releases.keys()],
+      origin: 'private',
+    };
+    this.pages.set(name, page);
+    return page;
+  }
+
+  async getReleases(name: ProjectName): Promise<ProjectReleases | null> {
+    const project = this.meta.getProject(name);
+    if (!project) return null;
+    const files = this.meta.getFiles(name);
+    const releases: Release[] = this.meta.getReleases(name).map((r) => ({
+      version: r.version,
+      metadata: r.metadata as unknown as ReleaseMetadata,
+      yanked: r.yanked,
+      yankedReason: r.yankedReason,
+      files: files.filter((f) => f.version === r.version).map((f) => toReleaseFile(f, r)),
+    }));
+    return {
+      name,
+      displayName: project.displayName,
+      serial: project.serial,
+      releases,
+      ownership: {
+        roles: [
+          ...[...project.owners].sort().map((user) => ({ role: 'Owner' as const, user })),
+          ...[...project.maintainers].sort().map((user) => ({ role: 'Maintainer' as const, user })),
+        ],
+        organization: null,
+      },
+    };
+  }
+
+  async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<FileBody | null> {
+    const file = this.meta.getFile(name, filename);
+    if (!file) return null;
+    const sha256 = variant === 'file' ? file.sha256 : variant === 'metadata' ? file.metadataSha256 : file.signatureSha256;
+    if (!sha256) return null;
+    const size = variant === 'file' ? file.size : await this.blobs.size(sha256);
+    if (size === null) return null;
+    const contentType =
+      variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
+    return { kind: 'disk', path: this.blobs.pathFor(sha256), size, etag: `"${sha256}"`, contentType };
+  }
+}
+
+function toFileEntry(f: FileRecord, release: ReleaseRecord | undefined): FileEntry {
+  return {
+    filename: f.filename,
+    version: f.version,
+    sourceUrl: `/packages/${f.project}/${encodeURIComponent(f.filename)}`,
+    hashes: { sha256: f.sha256, md5: f.md5, blake2b_256: f.blake2b_256 },
+    requiresPython: f.requiresPython,
+    yanked: release?.yanked ?? false,
+    yankedReason: release?.yankedReason ?? null,
+    coreMetadata: f.metadataSha256 ? { sha256: f.metadataSha256 } : false,
+    size: f.size,
+    uploadTime: f.uploadTime,
+    hasSig: f.signatureSha256 !== null,
+  };
+}
+
+function toReleaseFile(f: FileRecord, release: ReleaseRecord): ReleaseFile {
+  return { ...toFileEntry(f, release), packagetype: f.packagetype, pythonVersion: f.pyversion, comment: f.comment };
+}

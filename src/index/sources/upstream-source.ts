@@ -1,0 +1,165 @@
+/**
+ * The `upstream` source: a remote simple index over HTTP, uncached. Project pages are asked for as
+ * PEP 691 JSON (HTML accepted), the JSON API is read when the upstream has one, files are streamed.
+ * It also offers conditional fetches (ETag / Last-Modified) for the `cached` source that wraps it.
+ */
+import { LarderError } from '../../errors.js';
+import { decodedBody, UpstreamClient, UpstreamError, type UpstreamResponse } from '../../upstream/client.js';
+import { parseJsonApi } from '../../upstream/parse-json-api.js';
+import { parseProjectPage } from '../../upstream/parse-project-page.js';
+import { parseRootHtmlStream, parseRootJsonStream } from '../../upstream/parse-root.js';
+import type { ProjectListEntry, ProjectPage, ProjectReleases } from '../model.js';
+import type { ProjectName } from '../names.js';
+
+export const PAGE_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01';
+
+/** The largest project page or JSON document larder reads into memory. */
+const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
+
+export interface Validators {
+  etag?: string;
+  lastModified?: string;
+}
+
+export type Fetched<T> =
+  | { status: 'ok'; value: T; validators: Validators }
+  | { status: 'not-modified' }
+  | { status: 'not-found' };
+
+function conditionalHeaders(validators: Validators | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (validators?.etag) headers['if-none-match'] = validators.etag;
+  if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
+  return headers;
+}
+
+function validatorsOf(res: UpstreamResponse): Validators {
+  const v: Validators = {};
+  if (res.headers.etag) v.etag = res.headers.etag;
+  if (res.headers['last-modified']) v.lastModified = res.headers['last-modified'];
+  return v;
+}
+
+function headerSerial(res: UpstreamResponse): number | undefined {
+  const value = Number(res.headers['x-pypi-last-serial']);
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+async function readText(res: UpstreamResponse): Promise<string> {
+  const declared = Number(res.headers['content-length']);
+  if (declared > MAX_DOCUMENT_BYTES) {
+    await res.body.dump();
+    throw new UpstreamError(`document of ${declared} bytes is larger than ${MAX_DOCUMENT_BYTES}`, 'invalid');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of decodedBody(res)) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_DOCUMENT_BYTES) {
+      res.body.destroy();
+      throw new UpstreamError(`document is larger than ${MAX_DOCUMENT_BYTES} bytes`, 'invalid');
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function unexpected(res: UpstreamResponse): Promise<never> {
+  await res.body.dump();
+  throw new UpstreamError(`answered ${res.status} for ${res.url}`, 'status', res.status);
+}
+
+export class UpstreamSource {
+  constructor(
+    private readonly client: UpstreamClient,
+    /** Simple index base, ending in `/`. */
+    readonly indexUrl: string,
+    /** JSON API base (`…/pypi/`), or null when the upstream has none. */
+    readonly jsonApiUrl: string | null,
+  ) {}
+
+  projectUrl(name: ProjectName): string {
+    return new URL(`${encodeURIComponent(name)}/`, this.indexUrl).toString();
+  }
+
+  async fetchProject(name: ProjectName, validators?: Validators): Promise<Fetched<ProjectPage>> {
+    const url = this.projectUrl(name);
+    const res = await this.client.get(url, { accept: PAGE_ACCEPT, 'accept-encoding': 'gzip, deflate', ...conditionalHeaders(validators) });
+    if (res.status === 304) {
+      await res.body.dump();
+      return { status: 'not-modified' };
+    }
+    if (res.status === 404 || res.status === 410) {
+      await res.body.dump();
+      return { status: 'not-found' };
+    }
+    if (res.status !== 200) return unexpected(res);
+    const text = await readText(res);
+    try {
+      const page = parseProjectPage(text, res.headers['content-type'] ?? '', { pageUrl: url, headerSerial: headerSerial(res), projectName: name });
+      return { status: 'ok', value: { ...page, name, origin: 'upstream' }, validators: validatorsOf(res) };
+    } catch (err) {
+      throw new UpstreamError(`sent a project page larder cannot read: ${(err as Error).message}`, 'invalid');
+    }
+  }
+
+  /** The JSON API document; not-found also when the upstream has no JSON API (the caller builds one). */
+  async fetchReleases(name: ProjectName, validators?: Validators): Promise<Fetched<ProjectReleases>> {
+    if (!this.jsonApiUrl) return { status: 'not-found' };
+    const url = new URL(`${encodeURIComponent(name)}/json`, this.jsonApiUrl).toString();
+    const res = await this.client.get(url, { accept: 'application/json', 'accept-encoding': 'gzip, deflate', ...conditionalHeaders(validators) });
+    if (res.status === 304) {
+      await res.body.dump();
+      return { status: 'not-modified' };
+    }
+    if (res.status === 404 || res.status === 410) {
+      await res.body.dump();
+      return { status: 'not-found' };
+    }
+    if (res.status !== 200) return unexpected(res);
+    const text = await readText(res);
+    try {
+      const doc = parseJsonApi(text, { pageUrl: url, headerSerial: headerSerial(res) });
+      return { status: 'ok', value: { ...doc, name }, validators: validatorsOf(res) };
+    } catch (err) {
+      throw new UpstreamError(`sent a JSON API document larder cannot read: ${(err as Error).message}`, 'invalid');
+    }
+  }
+
+  /** The root list, parsed as it streams in; `onMeta` receives the response's validators and serial first. */
+  async fetchRoot(validators?: Validators): Promise<
+    | { status: 'ok'; entries: AsyncIterable<ProjectListEntry>; validators: Validators; serial: number | undefined }
+    | { status: 'not-modified' }
+  > {
+    const res = await this.client.get(this.indexUrl, { accept: PAGE_ACCEPT, 'accept-encoding': 'gzip, deflate', ...conditionalHeaders(validators) });
+    if (res.status === 304) {
+      await res.body.dump();
+      return { status: 'not-modified' };
+    }
+    if (res.status !== 200) return unexpected(res);
+    const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const entries =
+      type === 'application/vnd.pypi.simple.v1+json'
+        ? parseRootJsonStream(decodedBody(res))
+        : type === 'text/html' || type === 'application/vnd.pypi.simple.v1+html'
+          ? parseRootHtmlStream(decodedBody(res))
+          : null;
+    if (!entries) {
+      await res.body.dump();
+      throw new UpstreamError(`sent the project list as ${JSON.stringify(type)}, which is not a simple index type`, 'invalid');
+    }
+    return { status: 'ok', entries, validators: validatorsOf(res), serial: headerSerial(res) };
+  }
+
+  /** Starts a file download; the caller consumes or dumps the body. */
+  async download(url: string, signal?: AbortSignal): Promise<UpstreamResponse> {
+    return this.client.get(url, { 'accept-encoding': 'identity' }, signal);
+  }
+}
+
+/** The client-facing error for an upstream that failed with no cached copy to fall back on. */
+export function upstreamFailure(what: string, err: unknown): LarderError {
+  const e = err instanceof UpstreamError ? err : new UpstreamError(String((err as Error)?.message ?? err), 'unreachable');
+  const status = e.kind === 'timeout' ? 504 : 502;
+  return new LarderError(status, `upstream_${e.kind}`, `The upstream index failed for ${what} and larder has no cached copy: ${e.message}`);
+}

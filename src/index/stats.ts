@@ -1,0 +1,18 @@
+/** The numbers behind /stats/: bytes per project and in total, over the private files. */
+import type { MetaStore } from '../store/meta-store.js';
+
+export interface IndexStats {
+  projects: { name: string; size: number }[];
+  total: number;
+}
+
+export function collectStats(meta: MetaStore): IndexStats {
+  const sizes = new Map<string, number>();
+  let total = 0;
+  for (const file of meta.allFiles()) {
+    sizes.set(file.project, (sizes.get(file.project) ?? 0) + file.size);
+    total += file.size;
+  }
+  const projects = [...sizes].map(([name, size]) => ({ name: meta.getProject(name)?.displayName ?? name, size }));
+  return { projects, total };
+}

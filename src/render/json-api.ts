@@ -1,0 +1,135 @@
+/**
+ * Warehouse's JSON API: `/pypi/<p>/json` and `/pypi/<p>/<v>/json` (standards §9, service-interface 2.1–2.3,
+ * 4.1–4.2).
+ *
+ * Where service-interface.md and pypi.org differ, service-interface.md wins (spec/README.md):
+ *
+ * | field                                   | pypi.org (standards §9, C37/C38)  | larder (service-interface)         |
+ * |-----------------------------------------|-----------------------------------|------------------------------------|
+ * | info.author, author_email, download_url,| string or null                    | string, "" when none (2.2 "may be  |
+ * |   home_page, keywords, license,         |                                   |   empty")                          |
+ * |   platform, summary                     |                                   |                                    |
+ * | info.bugtrack_url                       | always null                       | always "" (2.2: string)            |
+ * | info.project_urls                       | object, or null when none; in     | object, {} when none (2.2: object);|
+ * |                                         |   both documents                  |   only in the project document     |
+ * | releases                                | project document only (C37)       | both documents (4.2: "releases     |
+ * |                                         |                                   |   still lists all releases")       |
+ * | file comment_text                       | string or null                    | string, "" when none (2.3)         |
+ * | file has_sig                            | always false                      | whether a signature exists (2.3)   |
+ *
+ * Fields service-interface.md does not list follow pypi.org: `dynamic`, `license_files`, `provides_extra`
+ * are a list or null (never []), `license_expression` is a string or null, `docs_url` is null,
+ * `requires_dist` is a list or null, `yanked_reason` is null rather than "", file dicts carry `core-metadata`
+ * (false or a hash dict), and `ownership` appears when the source knows it.
+ *
+ * Unknown values the model allows but the interface types as non-null: `size` 0, a missing digest "";
+ * an unknown upload time is null in both `upload_time` fields rather than an invented time.
+ */
+import type { ProjectReleases, Release, ReleaseFile } from '../index/model.js';
+import { compareCodePoints, toWireJson } from './json-wire.js';
+import { latestRelease, findRelease } from './release-choice.js';
+import { coreMetadata } from './simple-fields.js';
+import { isoUploadTime, naiveUploadTime } from './timestamps.js';
+import { fileUrl, projectUrl, releaseUrl } from './urls.js';
+
+const NO_DOWNLOADS = { last_day: -1, last_month: -1, last_week: -1 };
+
+/** The project document, describing the latest release (C36); null when the project has no releases (404). */
+export function renderProjectJson(doc: ProjectReleases, base: string): string | null {
+  const release = latestRelease(doc.releases);
+  return release && renderDocument(doc, release, base, true);
+}
+
+/** The document of one release, found by exact or canonical version (C40); null when none matches (404). */
+export function renderReleaseJson(doc: ProjectReleases, version: string, base: string): string | null {
+  const release = findRelease(doc.releases, version);
+  return release && renderDocument(doc, release, base, false);
+}
+
+function renderDocument(doc: ProjectReleases, release: Release, base: string, isProjectDoc: boolean): string {
+  const releases: Record<string, unknown[]> = {};
+  for (const each of doc.releases) releases[each.version] = filesJson(doc, each, base);
+  return toWireJson({
+    info: infoJson(doc, release, base, isProjectDoc),
+    last_serial: doc.serial,
+    releases,
+    urls: filesJson(doc, release, base),
+    vulnerabilities: doc.vulnerabilities?.[release.version] ?? [],
+    ownership: doc.ownership && {
+      roles: [...doc.ownership.roles].sort(
+        (a, b) => Number(a.role !== 'Owner') - Number(b.role !== 'Owner') || compareCodePoints(a.user, b.user),
+      ),
+      organization: doc.ownership.organization,
+    },
+  });
+}
+
+function infoJson(doc: ProjectReleases, release: Release, base: string, isProjectDoc: boolean): Record<string, unknown> {
+  const meta = release.metadata;
+  const info: Record<string, unknown> = {
+    author: meta.author ?? '',
+    author_email: meta.author_email ?? '',
+    bugtrack_url: '',
+    classifiers: meta.classifiers ?? [],
+    description: meta.description ?? '',
+    description_content_type: meta.description_content_type || null,
+    docs_url: null,
+    download_url: meta.download_url ?? '',
+    downloads: NO_DOWNLOADS,
+    dynamic: listOrNull(meta.dynamic),
+    home_page: meta.home_page ?? '',
+    keywords: meta.keywords ?? '',
+    license: meta.license ?? '',
+    license_expression: meta.license_expression || null,
+    license_files: listOrNull(meta.license_files),
+    maintainer: meta.maintainer,
+    maintainer_email: meta.maintainer_email,
+    name: doc.displayName,
+    package_url: projectUrl(base, doc.name),
+    platform: meta.platform ?? '',
+    project_url: projectUrl(base, doc.name),
+    provides_extra: listOrNull(meta.provides_extra),
+    release_url: releaseUrl(base, doc.name, release.version),
+    requires_dist: listOrNull(meta.requires_dist),
+    requires_python: meta.requires_python || null,
+    summary: meta.summary ?? '',
+    version: release.version,
+    yanked: release.yanked,
+    yanked_reason: release.yanked ? release.yankedReason || null : null,
+  };
+  if (isProjectDoc) info.project_urls = meta.project_urls ?? {};
+  return info;
+}
+
+function listOrNull<T>(list: T[] | null | undefined): T[] | null {
+  return list && list.length > 0 ? list : null;
+}
+
+function filesJson(doc: ProjectReleases, release: Release, base: string): unknown[] {
+  return [...release.files]
+    .sort((a, b) => compareCodePoints(a.filename, b.filename))
+    .map((file) => fileJson(doc, release, file, base));
+}
+
+function fileJson(doc: ProjectReleases, release: Release, file: ReleaseFile, base: string): Record<string, unknown> {
+  const yanked = release.yanked || file.yanked;
+  const md5 = file.hashes.md5 ?? '';
+  return {
+    comment_text: file.comment ?? '',
+    'core-metadata': coreMetadata(file),
+    digests: { blake2b_256: file.hashes.blake2b_256 ?? '', md5, sha256: file.hashes.sha256 ?? '' },
+    downloads: -1,
+    filename: file.filename,
+    has_sig: file.hasSig,
+    md5_digest: md5,
+    packagetype: file.packagetype,
+    python_version: file.pythonVersion,
+    requires_python: file.requiresPython || null,
+    size: file.size ?? 0,
+    upload_time: naiveUploadTime(file.uploadTime),
+    upload_time_iso_8601: isoUploadTime(file.uploadTime),
+    url: fileUrl(base, doc.name, file.filename),
+    yanked,
+    yanked_reason: yanked ? file.yankedReason || release.yankedReason || null : null,
+  };
+}

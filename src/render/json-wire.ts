@@ -1,0 +1,64 @@
+/**
+ * Warehouse's "json-with-newline" wire format: `json.dumps(sort_keys=True, separators=(",", ":"),
+ * ensure_ascii=False) + "\n"`.
+ *
+ * Objects are serialized by hand rather than rebuilt and passed to JSON.stringify: a JS object lists
+ * integer-like keys (a release "2") before all others, whatever order they were inserted in.
+ */
+export function toWireJson(value: unknown): string {
+  return toCompactJson(value) + '\n';
+}
+
+/** The same, without the trailing newline (for documents assembled from pieces). */
+export function toCompactJson(value: unknown): string {
+  return serialize(value) ?? 'null';
+}
+
+/** undefined for values JSON.stringify leaves out of objects (undefined, functions, symbols). */
+function serialize(value: unknown): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+    case 'bigint':
+      return value.toString();
+    case 'object':
+      return Array.isArray(value) ? serializeArray(value) : serializeObject(value as Record<string, unknown>);
+    default:
+      return undefined;
+  }
+}
+
+function serializeArray(items: unknown[]): string {
+  return `[${items.map((item) => serialize(item) ?? 'null').join(',')}]`;
+}
+
+function serializeObject(object: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const key of Object.keys(object).sort(compareCodePoints)) {
+    const serialized = serialize(object[key]);
+    if (serialized !== undefined) parts.push(`${JSON.stringify(key)}:${serialized}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** Python's str ordering (by code point); plain `<` orders astral characters by UTF-16 code unit. */
+export function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** Moves surrogates (astral code points) above U+E000–U+FFFF, keeping every other order. */
+function codePointRank(unit: number): number {
+  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
+  if (unit >= 0xe000) return unit - 0x800;
+  return unit;
+}

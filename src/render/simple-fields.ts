@@ -1,0 +1,39 @@
+/** What the HTML and JSON forms of a simple project page agree on. */
+import type { FileEntry, ProjectPage, ProjectStatus } from '../index/model.js';
+import { compareVersions } from '../index/versions.js';
+import { compareCodePoints } from './json-wire.js';
+import { indexHashes } from './hashes.js';
+
+/** Files ordered as PyPI orders them: by version (PEP 440), then filename. */
+export function sortedFiles(files: readonly FileEntry[]): FileEntry[] {
+  return [...files].sort(
+    (a, b) => compareVersions(a.version ?? '', b.version ?? '') || compareCodePoints(a.filename, b.filename),
+  );
+}
+
+/** The page's project status; a page without one is active (PyPI always states it). */
+export function projectStatus(page: Pick<ProjectPage, 'status'>): ProjectStatus & Required<Pick<ProjectStatus, 'status'>> {
+  const status = page.status?.status ?? 'active';
+  const reason = page.status?.reason;
+  return reason ? { status, reason } : { status };
+}
+
+/** `requires-python`: "" (old uploads) means none. */
+export function requiresPython(file: Pick<FileEntry, 'requiresPython'>): string | null {
+  return file.requiresPython ? file.requiresPython : null;
+}
+
+/** Yanked reason for display: null when not yanked, "" when yanked without a reason. */
+export function yankedReason(file: Pick<FileEntry, 'yanked' | 'yankedReason'>): string | null {
+  return file.yanked ? (file.yankedReason ?? '') : null;
+}
+
+/**
+ * The `.metadata` file's publishable hashes, `true` when it exists with no hash a client can check,
+ * `false` when there is none.
+ */
+export function coreMetadata(file: Pick<FileEntry, 'coreMetadata'>): Record<string, string> | true | false {
+  if (file.coreMetadata === false || file.coreMetadata === true) return file.coreMetadata;
+  const hashes = indexHashes(file.coreMetadata);
+  return Object.keys(hashes).length > 0 ? hashes : true;
+}

@@ -1,0 +1,87 @@
+/**
+ * PEP 691 JSON pages (with the PEP 700/714/740/792 keys).
+ *
+ * A file whose size the model does not know (an upstream HTML page without sizes) gets no `size` key,
+ * and the page then says api-version API_VERSION_WITHOUT_SIZE: 1.1 makes `size` required, and a made-up
+ * 0 would be a wrong value that clients (uv) read. Every other key is the same at either version.
+ */
+import type { FileEntry, ProjectListEntry, ProjectPage } from '../index/model.js';
+import { API_VERSION, API_VERSION_WITHOUT_SIZE } from './api-version.js';
+import { indexHashes } from './hashes.js';
+import { toCompactJson, toWireJson } from './json-wire.js';
+import { coreMetadata, projectStatus, requiresPython, sortedFiles, yankedReason } from './simple-fields.js';
+import { isoUploadTime } from './timestamps.js';
+import { fileUrl } from './urls.js';
+
+/** Projects per chunk of the streamed root document. */
+const ROOT_BATCH = 1000;
+
+export function renderProjectJson(page: ProjectPage, base: string): string {
+  const allSized = page.files.every((file) => file.size !== null);
+  return toWireJson({
+    meta: { 'api-version': allSized ? API_VERSION : API_VERSION_WITHOUT_SIZE, '_last-serial': page.serial },
+    name: page.name,
+    files: sortedFiles(page.files).map((file) => fileJson(page, file, base)),
+    versions: versionsOf(page),
+    'project-status': projectStatus(page),
+  });
+}
+
+function fileJson(page: ProjectPage, file: FileEntry, base: string): Record<string, unknown> {
+  const yanked = yankedReason(file);
+  const metadata = coreMetadata(file);
+  const json: Record<string, unknown> = {
+    filename: file.filename,
+    url: fileUrl(base, page.name, file.filename),
+    hashes: indexHashes(file.hashes),
+    'requires-python': requiresPython(file),
+    yanked: yanked === null ? false : yanked || true,
+    'core-metadata': metadata,
+    'data-dist-info-metadata': metadata,
+  };
+  if (file.size !== null) json.size = file.size;
+  const uploadTime = isoUploadTime(file.uploadTime);
+  if (uploadTime !== null) json['upload-time'] = uploadTime;
+  if (file.provenance !== undefined) json.provenance = file.provenance;
+  return json;
+}
+
+/** The page's versions plus every file's version, each once, in first-seen order. */
+function versionsOf(page: ProjectPage): string[] {
+  const versions = new Set(page.versions);
+  for (const file of page.files) if (file.version !== null) versions.add(file.version);
+  return [...versions];
+}
+
+/**
+ * The root document in pieces, valid JSON once joined:
+ * `{"meta":{"_last-serial":N,"api-version":"…"},"projects":[{"_last-serial":n,"name":"…"},…]}\n`.
+ * `name` is the name as given; `_last-serial` appears where the entry has a serial.
+ */
+export async function* renderRootJsonChunks(
+  entries: AsyncIterable<ProjectListEntry> | Iterable<ProjectListEntry>,
+  lastSerial: number,
+): AsyncIterable<string> {
+  yield `{"meta":${toCompactJson({ 'api-version': API_VERSION, '_last-serial': lastSerial })},"projects":[`;
+  let batch: string[] = [];
+  let first = true;
+  for await (const entry of entries) {
+    batch.push(toCompactJson({ name: entry.name, '_last-serial': entry.serial }));
+    if (batch.length >= ROOT_BATCH) {
+      yield (first ? '' : ',') + batch.join(',');
+      first = false;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield (first ? '' : ',') + batch.join(',');
+  yield ']}\n';
+}
+
+export async function renderRootJson(
+  entries: AsyncIterable<ProjectListEntry> | Iterable<ProjectListEntry>,
+  lastSerial: number,
+): Promise<string> {
+  let json = '';
+  for await (const chunk of renderRootJsonChunks(entries, lastSerial)) json += chunk;
+  return json;
+}

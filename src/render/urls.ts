@@ -1,0 +1,52 @@
+/**
+ * Absolute URLs larder publishes. `base` is the public base URL without a trailing slash
+ * (e.g. `http://host:3142`); a trailing slash is tolerated.
+ */
+import type { FileEntry } from '../index/model.js';
+import { normalizeName } from '../index/names.js';
+import { preferredHash } from './hashes.js';
+
+function trimBase(base: string): string {
+  return base.replace(/\/+$/, '');
+}
+
+function projectSegment(name: string): string {
+  return encodeURIComponent(normalizeName(name));
+}
+
+/** Path of a project's simple page, for links relative to the host. */
+export function projectPagePath(name: string): string {
+  return `/simple/${projectSegment(name)}/`;
+}
+
+export function projectPageUrl(base: string, name: string): string {
+  return `${trimBase(base)}${projectPagePath(name)}`;
+}
+
+/** `<base>/packages/<normalized project>/<filename>`; `+` in a local version becomes `%2B`. */
+export function fileUrl(base: string, project: string, filename: string): string {
+  return `${trimBase(base)}/packages/${projectSegment(project)}/${encodeURIComponent(filename)}`;
+}
+
+/** fileUrl plus `#<hashname>=<hex>` (sha256 when known), or no fragment when no usable hash is known. */
+export function fileUrlWithHash(base: string, project: string, file: Pick<FileEntry, 'filename' | 'hashes'>): string {
+  const url = fileUrl(base, project, file.filename);
+  const hash = preferredHash(file.hashes);
+  return hash ? `${url}#${hash.name}=${hash.hex}` : url;
+}
+
+/** `package_url` / `project_url` of the JSON API (PyPI: `https://pypi.org/project/<name>/`). */
+export function projectUrl(base: string, name: string): string {
+  return `${trimBase(base)}/project/${projectSegment(name)}/`;
+}
+
+/** `release_url` of the JSON API (PyPI: `https://pypi.org/project/<name>/<version>/`). */
+export function releaseUrl(base: string, name: string, version: string): string {
+  return `${projectUrl(base, name)}${encodeURIComponent(version)}/`;
+}
+
+/** `/pypi/<name>/json` or `/pypi/<name>/<version>/json`. */
+export function jsonApiUrl(base: string, name: string, version?: string): string {
+  const versionPart = version === undefined ? '' : `${encodeURIComponent(version)}/`;
+  return `${trimBase(base)}/pypi/${projectSegment(name)}/${versionPart}json`;
+}

@@ -1,0 +1,124 @@
+/**
+ * Content-addressed file bytes: blobs/sha256/ab/cd/<sha256>. A blob is written to tmp/, fsynced and
+ * renamed into place, so a blob path either does not exist or holds the whole, verified content.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants, createReadStream } from 'node:fs';
+import { access, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+export class BlobStore {
+  readonly blobsDir: string;
+  readonly tmpDir: string;
+
+  constructor(dataDir: string) {
+    this.blobsDir = join(dataDir, 'blobs', 'sha256');
+    this.tmpDir = join(dataDir, 'tmp');
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.blobsDir, { recursive: true });
+    await mkdir(this.tmpDir, { recursive: true });
+  }
+
+  /** Removes everything left in tmp/ by an earlier run (called at start-up, before serving). */
+  async purgeTmp(): Promise<number> {
+    const names = await readdir(this.tmpDir).catch(() => []);
+    await Promise.all(names.map((name) => rm(join(this.tmpDir, name), { recursive: true, force: true })));
+    return names.length;
+  }
+
+  pathFor(sha256: string): string {
+    if (!SHA256_HEX.test(sha256)) throw new Error(`not a sha256 hex digest: ${sha256}`);
+    return join(this.blobsDir, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+  }
+
+  /** A fresh path in tmp/ for an in-flight write. */
+  tmpPath(prefix = 'blob'): string {
+    return join(this.tmpDir, `${prefix}-${process.pid}-${randomBytes(8).toString('hex')}`);
+  }
+
+  async has(sha256: string): Promise<boolean> {
+    try {
+      await access(this.pathFor(sha256), constants.R_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async size(sha256: string): Promise<number | null> {
+    try {
+      return (await stat(this.pathFor(sha256))).size;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Makes the finished temporary file `tmpPath` (whose sha256 the caller has verified) the blob `sha256`:
+   * fsync, rename, fsync the directory. If the blob already exists the temporary file is dropped.
+   */
+  async commit(tmpPath: string, sha256: string): Promise<string> {
+    const target = this.pathFor(sha256);
+    if (await this.has(sha256)) {
+      await unlink(tmpPath).catch(() => {});
+      return target;
+    }
+    const handle = await open(tmpPath, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await mkdir(dirname(target), { recursive: true });
+    await rename(tmpPath, target);
+    await syncDirectory(dirname(target));
+    return target;
+  }
+
+  /** Writes a small buffer (e.g. a `.metadata` file) as a blob. */
+  async writeBuffer(bytes: Buffer, sha256: string): Promise<string> {
+    if (await this.has(sha256)) return this.pathFor(sha256);
+    const tmp = this.tmpPath('buf');
+    const handle = await open(tmp, 'w');
+    try {
+      await handle.writeFile(bytes);
+    } finally {
+      await handle.close();
+    }
+    return this.commit(tmp, sha256);
+  }
+
+  read(sha256: string, range?: { start: number; end: number }): NodeJS.ReadableStream {
+    return createReadStream(this.pathFor(sha256), range ? { start: range.start, end: range.end } : {});
+  }
+
+  async remove(sha256: string): Promise<void> {
+    await rm(this.pathFor(sha256), { force: true });
+  }
+
+  /** Every blob on disk, for garbage collection and statistics. */
+  async *list(): AsyncIterable<{ sha256: string; size: number }> {
+    for (const a of await readdir(this.blobsDir).catch(() => [] as string[])) {
+      for (const b of await readdir(join(this.blobsDir, a)).catch(() => [] as string[])) {
+        for (const name of await readdir(join(this.blobsDir, a, b)).catch(() => [] as string[])) {
+          if (!SHA256_HEX.test(name)) continue;
+          const info = await stat(join(this.blobsDir, a, b, name)).catch(() => null);
+          if (info) yield { sha256: name, size: info.size };
+        }
+      }
+    }
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

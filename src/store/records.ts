@@ -1,0 +1,80 @@
+/** The records larder keeps in LMDB. Plain data: what is written is what is read back. */
+
+export interface ProjectRecord {
+  /** Normalized name (the key). */
+  name: string;
+  displayName: string;
+  createdAt: string;
+  serial: number;
+  owners: string[];
+  maintainers: string[];
+}
+
+export interface ReleaseRecord {
+  project: string;
+  version: string;
+  /** Core metadata of the release's first upload (as the JSON API `info` names it). */
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  yanked: boolean;
+  yankedReason: string | null;
+}
+
+export interface FileRecord {
+  project: string;
+  version: string;
+  filename: string;
+  packagetype: string;
+  pyversion: string;
+  size: number;
+  sha256: string;
+  md5: string;
+  blake2b_256: string;
+  uploadTime: string;
+  requiresPython: string | null;
+  comment: string | null;
+  /** sha256 of the extracted `.metadata` blob (wheels), null when none. */
+  metadataSha256: string | null;
+  /** sha256 of the `.asc` signature blob, null when none. */
+  signatureSha256: string | null;
+  uploader: string | null;
+}
+
+export interface UserRecord {
+  name: string;
+  passwordHash: string;
+  admin: boolean;
+  createdAt: string;
+}
+
+export interface TokenRecord {
+  /** Short public id: the first 12 hex digits of the token's hash. */
+  id: string;
+  /** sha256 hex of the whole token; the token itself is never stored. */
+  hash: string;
+  user: string;
+  /** Normalized project names the token is limited to; null = every project the user may upload to. */
+  projects: string[] | null;
+  description: string | null;
+  createdAt: string;
+}
+
+export type ChangeAction =
+  | 'create project'
+  | 'add file'
+  | 'yank release'
+  | 'unyank release'
+  | 'remove file'
+  | 'remove release'
+  | 'remove project'
+  | 'add maintainer';
+
+export interface ChangelogEntry {
+  serial: number;
+  project: string;
+  version: string | null;
+  filename: string | null;
+  action: ChangeAction;
+  user: string | null;
+  time: string;
+}

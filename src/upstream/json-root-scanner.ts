@@ -1,0 +1,151 @@
+/**
+ * An incremental scanner for a PEP 691 root document, `{"meta": ..., "projects": [item, ...]}`, fed in
+ * pieces. It tracks only string/escape state and bracket depth; each element of the top-level
+ * `projects` array is cut out and handed to JSON.parse on its own, so memory holds one element at most.
+ * Values other than `projects` are skipped unchecked.
+ */
+
+/** Largest single `projects` element (or top-level key) the scanner will hold. */
+export const MAX_ITEM_CHARS = 1 << 20;
+
+const QUOTE = 0x22; // "
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+function isWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+export class RootJsonScanner {
+  readonly #where: string;
+  /** Open containers, innermost last: OPEN_BRACE or OPEN_BRACKET. */
+  readonly #stack: number[] = [];
+  #started = false;
+  #done = false;
+  #inString = false;
+  #escape = false;
+  /** In the top-level object: true where a key is due, false where a value is. */
+  #expectKey = false;
+  /** The last key read in the top-level object. */
+  #key = '';
+  #readingKey = false;
+  #inProjects = false;
+  #sawProjects = false;
+  /** The text of the key or `projects` element being read, from pieces before this one. */
+  #carry = '';
+  #capturing = false;
+
+  constructor(where = 'root JSON') {
+    this.#where = where;
+  }
+
+  /** Adds text and returns the `projects` elements it completes, parsed. */
+  push(text: string): unknown[] {
+    const items: unknown[] = [];
+    const stack = this.#stack;
+    let start = 0; // where the current key or element begins in `text`, when one is being read
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (this.#inString) {
+        if (this.#escape) this.#escape = false;
+        else if (c === BACKSLASH) this.#escape = true;
+        else if (c === QUOTE) {
+          this.#inString = false;
+          if (this.#readingKey) {
+            this.#readingKey = false;
+            this.#key = JSON.parse(`"${this.#carry}${text.slice(start, i)}"`) as string;
+            this.#carry = '';
+          }
+        }
+        continue;
+      }
+      if (isWhitespace(c)) continue;
+      if (this.#done) throw new Error(`${this.#where}: unexpected data after the end of the document`);
+      const depth = stack.length;
+      if (depth === 0) {
+        if (c !== OPEN_BRACE || this.#started) throw new Error(`${this.#where}: expected a JSON object`);
+        this.#started = true;
+        this.#expectKey = true;
+        stack.push(c);
+        continue;
+      }
+      if (this.#inProjects && depth === 2 && (c === COMMA || c === CLOSE_BRACKET)) {
+        if (this.#capturing) {
+          items.push(this.#parseItem(this.#carry + text.slice(start, i)));
+          this.#carry = '';
+          this.#capturing = false;
+        }
+        if (c === CLOSE_BRACKET) {
+          stack.pop();
+          this.#inProjects = false;
+        }
+        continue;
+      }
+      if (this.#inProjects && !this.#capturing) {
+        this.#capturing = true;
+        start = i;
+      }
+      if (depth === 1 && !this.#expectKey && c !== COMMA && c !== CLOSE_BRACE && c !== COLON) {
+        // A value of the top-level object starts here.
+        if (this.#key === 'projects') {
+          if (c !== OPEN_BRACKET) throw new Error(`${this.#where}: "projects" is not an array`);
+          this.#inProjects = true;
+          this.#sawProjects = true;
+        }
+      }
+      switch (c) {
+        case QUOTE:
+          this.#inString = true;
+          if (depth === 1 && this.#expectKey) {
+            this.#readingKey = true;
+            start = i + 1;
+          }
+          break;
+        case OPEN_BRACE:
+        case OPEN_BRACKET:
+          stack.push(c);
+          break;
+        case CLOSE_BRACE:
+        case CLOSE_BRACKET:
+          if (stack.pop() !== (c === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) {
+            throw new Error(`${this.#where}: mismatched '${String.fromCharCode(c)}'`);
+          }
+          if (stack.length === 0) this.#done = true;
+          break;
+        case COLON:
+          if (depth === 1) this.#expectKey = false;
+          break;
+        case COMMA:
+          if (depth === 1) this.#expectKey = true;
+          break;
+      }
+    }
+    if (this.#readingKey || this.#capturing) {
+      this.#carry += text.slice(start);
+      if (this.#carry.length > MAX_ITEM_CHARS) {
+        throw new Error(`${this.#where}: a key or project entry is longer than ${MAX_ITEM_CHARS} characters`);
+      }
+    }
+    return items;
+  }
+
+  /** Ends the input; throws if the document was cut short or had no `projects` array. */
+  finish(): void {
+    if (!this.#started) throw new Error(`${this.#where}: empty document`);
+    if (!this.#done) throw new Error(`${this.#where}: document ends early (truncated?)`);
+    if (!this.#sawProjects) throw new Error(`${this.#where}: "projects" is missing`);
+  }
+
+  #parseItem(text: string): unknown {
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw new Error(`${this.#where}: bad entry in "projects": ${(err as Error).message}`);
+    }
+  }
+}

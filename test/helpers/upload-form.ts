@@ -1,0 +1,30 @@
+/** Builds the multipart form twine sends for a distribution (legacy upload API field names). */
+import { readFile } from 'node:fs/promises';
+import type { BuiltDist } from '../fixtures/dists.js';
+
+export async function uploadForm(dist: BuiltDist, extra: Record<string, string | string[]> = {}, omit: string[] = []): Promise<FormData> {
+  const fields: Record<string, string | string[]> = {
+    ':action': 'file_upload',
+    protocol_version: '1',
+    metadata_version: '2.1',
+    name: dist.name,
+    version: dist.version,
+    summary: dist.summary,
+    filetype: dist.packagetype,
+    pyversion: dist.pythonVersion,
+    sha256_digest: dist.sha256,
+    blake2_256_digest: dist.blake2b_256,
+    ...(dist.requiresPython ? { requires_python: dist.requiresPython } : {}),
+    ...(dist.requiresDist.length ? { requires_dist: dist.requiresDist } : {}),
+    ...extra,
+  };
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) {
+    if (omit.includes(key)) continue;
+    for (const v of Array.isArray(value) ? value : [value]) form.append(key, v);
+  }
+  if (!omit.includes('content')) {
+    form.append('content', new Blob([await readFile(dist.path)], { type: 'application/octet-stream' }), dist.filename);
+  }
+  return form;
+}

@@ -1,0 +1,594 @@
+/** Tests of the test fixtures themselves: built distributions, the fake upstream, the client helpers. */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createGunzip } from 'node:zlib';
+import { Readable } from 'node:stream';
+import * as tar from 'tar-stream';
+import * as yauzl from 'yauzl';
+import { findClients, makeVenv, pipInstall, requireClients, twineUpload, type Clients, type Venv } from '../fixtures/clients.js';
+import { buildLargeFile, buildSdist, buildWheel, largeFileStream, type BuiltDist } from '../fixtures/dists.js';
+import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { recordDigest, sha256Hex } from '../fixtures/hashes.js';
+
+const PIP_ACCEPT =
+  'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
+const JSON_TYPE = 'application/vnd.pypi.simple.v1+json';
+
+interface Got {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** Set when the body broke off after the head arrived. */
+  error?: Error;
+}
+
+/** One request on a fresh connection; rejects only if no response head arrives. */
+function get(url: string, opts: { headers?: Record<string, string>; timeoutMs?: number; method?: string } = {}): Promise<Got> {
+  return new Promise((resolve, reject) => {
+    let onBodyError: ((err: Error) => void) | null = null;
+    const req = request(url, { method: opts.method ?? 'GET', headers: opts.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      const done = (error?: Error): void =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), error });
+      onBodyError = done;
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done());
+      res.on('error', (err) => done(err));
+      res.on('aborted', () => done(new Error('aborted')));
+    });
+    req.setTimeout(opts.timeoutMs ?? 10_000, () => req.destroy(Object.assign(new Error('client timeout'), { code: 'TIMEOUT' })));
+    req.on('error', (err) => (onBodyError ? onBodyError(err) : reject(err)));
+    req.end();
+  });
+}
+
+async function readZip(path: string): Promise<Map<string, Buffer>> {
+  const zip = await yauzl.openPromise(path);
+  const out = new Map<string, Buffer>();
+  try {
+    for await (const entry of zip.eachEntry()) {
+      const chunks: Buffer[] = [];
+      for await (const c of await zip.openReadStreamPromise(entry)) chunks.push(c as Buffer);
+      out.set(entry.fileName, Buffer.concat(chunks));
+    }
+  } finally {
+    zip.close();
+  }
+  return out;
+}
+
+async function readTarGz(path: string): Promise<Map<string, Buffer>> {
+  const extract = tar.extract();
+  const out = new Map<string, Buffer>();
+  Readable.from(await readFile(path)).pipe(createGunzip()).pipe(extract);
+  for await (const entry of extract) {
+    const chunks: Buffer[] = [];
+    for await (const c of entry) chunks.push(c as Buffer);
+    out.set(entry.header.name, Buffer.concat(chunks));
+  }
+  return out;
+}
+
+describe('test fixtures', () => {
+  let tmp: string;
+  let upstream: FakeUpstream;
+  let lib1: BuiltDist;
+  let lib2: BuiltDist;
+  let libSdist: BuiltDist;
+  let app: BuiltDist;
+  let src: BuiltDist;
+  let blob: BuiltDist;
+
+  before(async () => {
+    tmp = await mkdtemp(join(tmpdir(), 'larder-fixtures-'));
+    const dists = join(tmp, 'dists');
+    lib1 = await buildWheel(dists, { name: 'FX_Lib', version: '1.0', requiresPython: '>=3.8,<4' });
+    lib2 = await buildWheel(dists, { name: 'FX_Lib', version: '2.0', summary: 'second' });
+    libSdist = await buildSdist(dists, { name: 'FX_Lib', version: '1.0' });
+    app = await buildWheel(dists, { name: 'fx-app', version: '0.1', requiresDist: ['fx-lib>=1'] });
+    src = await buildSdist(dists, { name: 'fx.src', version: '3.0' });
+    blob = await buildWheel(dists, { name: 'fx-blob', version: '1.0', dataFile: { bytes: 40_000 } });
+    upstream = await startFakeUpstream();
+    upstream.addProject('FX_Lib', [lib1, libSdist, lib2], { yanked: { [lib2.filename]: 'broken <build>' } });
+    upstream.addProject('fx-app', [app]);
+    upstream.addProject('fx.src', [src]);
+    upstream.addProject('fx-blob', [blob]);
+  });
+
+  after(async () => {
+    await upstream?.close();
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
+
+  describe('dists', () => {
+    test('a wheel is a valid zip whose RECORD matches every entry', async () => {
+      assert.equal(lib1.filename, 'fx_lib-1.0-py3-none-any.whl');
+      const entries = await readZip(lib1.path);
+      const record = entries.get('fx_lib-1.0.dist-info/RECORD')!.toString('utf8').trim().split('\n');
+      assert.deepEqual(
+        [...entries.keys()].sort(),
+        record.map((line) => line.split(',')[0]).sort(),
+      );
+      for (const line of record) {
+        const [path, digest, size] = line.split(',');
+        if (path === 'fx_lib-1.0.dist-info/RECORD') {
+          assert.equal(`${digest},${size}`, ',');
+          continue;
+        }
+        const data = entries.get(path!)!;
+        assert.equal(digest, recordDigest(data), path);
+        assert.equal(Number(size), data.length, path);
+      }
+      assert.deepEqual(entries.get('fx_lib-1.0.dist-info/METADATA'), lib1.metadata);
+      assert.match(lib1.metadata.toString(), /^Metadata-Version: 2\.1\nName: FX_Lib\nVersion: 1\.0\n.*Requires-Python: >=3\.8,<4\n/s);
+      assert.match(entries.get('fx_lib-1.0.dist-info/WHEEL')!.toString(), /Wheel-Version: 1\.0\n.*Root-Is-Purelib: true\nTag: py3-none-any\n/s);
+      assert.equal(entries.get('fx_lib/__init__.py')!.toString(), 'VALUE = "FX_Lib 1.0"\n');
+      const bytes = await readFile(lib1.path);
+      assert.equal(lib1.sha256, sha256Hex(bytes));
+      assert.equal(lib1.size, bytes.length);
+      assert.equal(lib1.metadataSha256, sha256Hex(lib1.metadata));
+    });
+
+    test('the same spec builds the same bytes', async () => {
+      const again = await buildWheel(join(tmp, 'again'), { name: 'FX_Lib', version: '1.0', requiresPython: '>=3.8,<4' });
+      assert.equal(again.sha256, lib1.sha256);
+    });
+
+    test('wheel tags, build tag and a large stored data file', async () => {
+      const w = await buildWheel(join(tmp, 'tags'), {
+        name: 'x.y',
+        version: '1.0',
+        buildTag: '1',
+        pythonTag: 'py2.py3',
+        platformTag: 'any',
+      });
+      assert.equal(w.filename, 'x_y-1.0-1-py2.py3-none-any.whl');
+      const wheelFile = (await readZip(w.path)).get('x_y-1.0.dist-info/WHEEL')!.toString();
+      assert.match(wheelFile, /Tag: py2-none-any\nTag: py3-none-any\nBuild: 1\n/);
+      const entries = await readZip(blob.path);
+      const data = entries.get('fx_blob/_data.bin')!;
+      assert.equal(data.length, 40_000);
+      assert.ok(entries.get('fx_blob-1.0.dist-info/RECORD')!.toString().includes(`fx_blob/_data.bin,${recordDigest(data)},40000`));
+    });
+
+    test('an sdist is a tar.gz with one top-level directory holding PKG-INFO, pyproject.toml and the module', async () => {
+      assert.equal(libSdist.filename, 'fx_lib-1.0.tar.gz');
+      const entries = await readTarGz(libSdist.path);
+      const names = [...entries.keys()];
+      assert.ok(names.every((n) => n.startsWith('fx_lib-1.0/')), names.join(' '));
+      assert.deepEqual(entries.get('fx_lib-1.0/PKG-INFO'), libSdist.metadata);
+      assert.match(entries.get('fx_lib-1.0/pyproject.toml')!.toString(), /\[project\]\nname = "FX_Lib"\nversion = "1.0"/);
+      assert.ok(entries.has('fx_lib-1.0/fx_lib/__init__.py'));
+      assert.equal(libSdist.packagetype, 'sdist');
+      assert.equal(libSdist.pythonVersion, 'source');
+    });
+
+    test('legacy sdist filenames and zip sdists', async () => {
+      const legacy = await buildSdist(join(tmp, 'legacy'), { name: 'acme_internal', version: '1.0', legacyFilename: true });
+      assert.equal(legacy.filename, 'acme-internal-1.0.tar.gz');
+      assert.ok([...(await readTarGz(legacy.path)).keys()].every((n) => n.startsWith('acme-internal-1.0/')));
+      const zipped = await buildSdist(join(tmp, 'legacy'), { name: 'acme_internal', version: '1.0', format: 'zip' });
+      assert.equal(zipped.filename, 'acme_internal-1.0.zip');
+      const entries = await readZip(zipped.path);
+      assert.deepEqual(entries.get('acme_internal-1.0/PKG-INFO'), zipped.metadata);
+    });
+
+    test('large files are deterministic per seed and match their stream', async () => {
+      const a = await buildLargeFile(join(tmp, 'large', 'a.bin'), 3 * 1024 * 1024 + 17);
+      const b = await buildLargeFile(join(tmp, 'large', 'b.bin'), 3 * 1024 * 1024 + 17);
+      const c = await buildLargeFile(join(tmp, 'large', 'c.bin'), 3 * 1024 * 1024 + 17, 'other');
+      assert.equal(a.size, 3 * 1024 * 1024 + 17);
+      assert.equal(a.sha256, b.sha256);
+      assert.notEqual(a.sha256, c.sha256);
+      assert.equal(sha256Hex(await readFile(a.path)), a.sha256);
+      const streamed = createHash('sha256');
+      for await (const chunk of largeFileStream(a.size)) streamed.update(chunk as Buffer);
+      assert.equal(streamed.digest('hex'), a.sha256);
+    });
+  });
+
+  describe('fake upstream: pages', () => {
+    test('project page in PEP 691 JSON', async () => {
+      const res = await get(`${upstream.url}fx-lib/`, { headers: { Accept: PIP_ACCEPT } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-type'], JSON_TYPE);
+      assert.equal(res.headers.vary, 'Accept');
+      assert.equal(res.headers['cache-control'], 'max-age=600, public');
+      const serial = upstream.project('fx-lib')!.serial;
+      assert.equal(res.headers['x-pypi-last-serial'], String(serial));
+      const doc = JSON.parse(res.body.toString());
+      assert.equal(doc.meta['api-version'], '1.4');
+      assert.equal(doc.meta['_last-serial'], serial);
+      assert.equal(doc.name, 'fx-lib');
+      assert.deepEqual(doc.versions, ['1.0', '2.0']);
+      assert.deepEqual(
+        doc.files.map((f: { filename: string }) => f.filename),
+        [lib1.filename, libSdist.filename, lib2.filename],
+      );
+      const [wheel, sdist, yanked] = doc.files;
+      assert.deepEqual(wheel.hashes, { sha256: lib1.sha256 });
+      assert.equal(wheel.url, upstream.fileUrl(lib1));
+      assert.equal(wheel.size, lib1.size);
+      assert.equal(wheel['requires-python'], '>=3.8,<4');
+      assert.equal(wheel.yanked, false);
+      assert.deepEqual(wheel['core-metadata'], { sha256: lib1.metadataSha256 });
+      assert.deepEqual(wheel['data-dist-info-metadata'], { sha256: lib1.metadataSha256 });
+      assert.equal('dist-info-metadata' in wheel, false);
+      assert.match(wheel['upload-time'], /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+      assert.equal(sdist['core-metadata'], false);
+      assert.equal(yanked.yanked, 'broken <build>');
+      assert.equal(yanked['requires-python'], null);
+      assert.ok(res.body.toString().endsWith('}\n'));
+    });
+
+    test('project page in HTML, shaped like PyPI', async () => {
+      for (const accept of [undefined, 'text/html', '*/*']) {
+        const res = await get(`${upstream.url}fx-lib/`, { headers: accept ? { Accept: accept } : {} });
+        assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+      }
+      const res = await get(`${upstream.url}fx-lib/`);
+      const html = res.body.toString();
+      assert.match(html, /<meta name="pypi:repository-version" content="1.4">/);
+      assert.ok(
+        html.includes(
+          `<a href="${upstream.fileUrl(lib1)}#sha256=${lib1.sha256}" data-requires-python="&gt;=3.8,&lt;4" ` +
+            `data-dist-info-metadata="sha256=${lib1.metadataSha256}" data-core-metadata="sha256=${lib1.metadataSha256}">${lib1.filename}</a><br />`,
+        ),
+        html,
+      );
+      assert.ok(html.includes(`data-yanked="broken &lt;build&gt;"`));
+      assert.ok(html.includes(`<a href="${upstream.fileUrl(libSdist)}#sha256=${libSdist.sha256}">${libSdist.filename}</a><br />`));
+      assert.ok(html.endsWith(`</html>\n<!--SERIAL ${upstream.project('fx-lib')!.serial}-->`));
+      const v1html = await get(`${upstream.url}fx-lib/`, { headers: { Accept: 'application/vnd.pypi.simple.v1+html' } });
+      assert.equal(v1html.headers['content-type'], 'application/vnd.pypi.simple.v1+html');
+    });
+
+    test('format parameter, latest+json, q=0 and an HTML-only index', async () => {
+      const fmt = await get(`${upstream.url}fx-lib/?format=${encodeURIComponent(JSON_TYPE)}`, { headers: { Accept: 'text/html' } });
+      assert.equal(fmt.headers['content-type'], JSON_TYPE);
+      const latest = await get(`${upstream.url}fx-lib/`, { headers: { Accept: 'application/vnd.pypi.simple.latest+json' } });
+      assert.equal(latest.headers['content-type'], JSON_TYPE);
+      const q0 = await get(`${upstream.url}fx-lib/`, { headers: { Accept: `${JSON_TYPE};q=0, text/html` } });
+      assert.equal(q0.headers['content-type'], 'text/html; charset=utf-8');
+      upstream.configure({ htmlOnly: true, relativeUrls: true });
+      try {
+        const res = await get(`${upstream.url}fx-lib/`, { headers: { Accept: PIP_ACCEPT } });
+        assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+        assert.ok(res.body.toString().includes(`href="../../files/${lib1.sha256.slice(0, 2)}/${lib1.sha256}/${lib1.filename}#sha256=`));
+      } finally {
+        upstream.configure({ htmlOnly: false, relativeUrls: false });
+      }
+    });
+
+    test('root listing in JSON and HTML', async () => {
+      const json = await get(upstream.url, { headers: { Accept: JSON_TYPE } });
+      const doc = JSON.parse(json.body.toString());
+      assert.equal(doc.meta['_last-serial'], upstream.lastSerial);
+      assert.deepEqual(
+        doc.projects.map((p: { name: string }) => p.name),
+        ['fx-app', 'fx-blob', 'FX_Lib', 'fx.src'],
+      );
+      assert.equal(doc.projects[2]['_last-serial'], upstream.project('fx-lib')!.serial);
+      const html = (await get(upstream.url)).body.toString();
+      assert.ok(html.includes('<a href="/simple/fx-lib/">FX_Lib</a>'));
+      assert.ok(html.includes('<title>Simple index</title>'));
+    });
+
+    test('a root of 600,000 names is streamed', async () => {
+      upstream.setRootFiller(600_000);
+      try {
+        const res = await get(upstream.url, { headers: { Accept: JSON_TYPE } });
+        assert.equal(res.headers['content-length'], undefined);
+        const doc = JSON.parse(res.body.toString());
+        assert.equal(doc.projects.length, 600_004);
+        assert.equal(doc.projects.at(-1).name, 'pkg-600000');
+        const again = await get(upstream.url, { headers: { Accept: JSON_TYPE, 'If-None-Match': res.headers.etag! } });
+        assert.equal(again.status, 304);
+      } finally {
+        upstream.setRootFiller(0);
+      }
+    });
+
+    test('redirects and 404s', async () => {
+      const r1 = await get(`${upstream.url}FX_Lib/`);
+      assert.equal(r1.status, 301);
+      assert.equal(r1.headers.location, '/simple/fx-lib/');
+      const r2 = await get(`${upstream.url}fx-lib`);
+      assert.equal(r2.status, 301);
+      assert.equal(r2.headers.location, '/simple/fx-lib/');
+      const missing = await get(`${upstream.url}nope/`);
+      assert.equal(missing.status, 404);
+      assert.equal(missing.headers['content-type'], 'text/plain; charset=utf-8');
+      assert.equal(missing.body.toString(), '404 Not Found');
+      const api = await get(`${upstream.origin}/pypi/FX.Lib/json`);
+      assert.equal(api.status, 301);
+      assert.equal(api.headers.location, '/pypi/fx-lib/json');
+    });
+
+    test('ETag and Last-Modified give 304; a change gives a new page and serial', async () => {
+      const first = await get(`${upstream.url}fx-app/`, { headers: { Accept: JSON_TYPE } });
+      const etag = first.headers.etag!;
+      assert.match(etag, /^"[A-Za-z0-9_-]+"$/);
+      const cached = await get(`${upstream.url}fx-app/`, { headers: { Accept: JSON_TYPE, 'If-None-Match': etag } });
+      assert.equal(cached.status, 304);
+      assert.equal(cached.body.length, 0);
+      assert.equal(cached.headers.etag, etag);
+      const since = await get(`${upstream.url}fx-app/`, {
+        headers: { Accept: JSON_TYPE, 'If-Modified-Since': first.headers['last-modified']! },
+      });
+      assert.equal(since.status, 304);
+      // Another representation has another ETag.
+      const html = await get(`${upstream.url}fx-app/`, { headers: { 'If-None-Match': etag } });
+      assert.equal(html.status, 200);
+
+      const before = upstream.project('fx-app')!.serial;
+      upstream.yank('fx-app', app.filename, 'oops');
+      const changed = await get(`${upstream.url}fx-app/`, { headers: { Accept: JSON_TYPE, 'If-None-Match': etag } });
+      assert.equal(changed.status, 200);
+      assert.notEqual(changed.headers.etag, etag);
+      assert.ok(Number(changed.headers['x-pypi-last-serial']) > before);
+      assert.equal(JSON.parse(changed.body.toString()).files[0].yanked, 'oops');
+      const modified = await get(`${upstream.url}fx-app/`, {
+        headers: { Accept: JSON_TYPE, 'If-Modified-Since': first.headers['last-modified']! },
+      });
+      assert.equal(modified.status, 200);
+      upstream.unyank('fx-app', app.filename);
+    });
+
+    test('JSON API, project and version, and switched off', async () => {
+      const res = await get(`${upstream.origin}/pypi/fx-lib/json`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-type'], 'application/json');
+      assert.equal(res.headers['cache-control'], 'max-age=900, public');
+      const doc = JSON.parse(res.body.toString());
+      // 2.0 is yanked, so the latest is 1.0.
+      assert.equal(doc.info.version, '1.0');
+      assert.equal(doc.info.name, 'FX_Lib');
+      assert.equal(doc.info.requires_python, '>=3.8,<4');
+      assert.equal(doc.last_serial, upstream.project('fx-lib')!.serial);
+      assert.deepEqual(Object.keys(doc.releases), ['1.0', '2.0']);
+      assert.equal(doc.releases['2.0'][0].yanked, true);
+      assert.equal(doc.releases['2.0'][0].yanked_reason, 'broken <build>');
+      const wheel = doc.urls.find((u: { filename: string }) => u.filename === lib1.filename);
+      assert.deepEqual(wheel.digests, { blake2b_256: lib1.blake2b_256, md5: lib1.md5, sha256: lib1.sha256 });
+      assert.equal(wheel.packagetype, 'bdist_wheel');
+      assert.equal(wheel.python_version, 'py3');
+      assert.match(wheel.upload_time, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+      assert.deepEqual(doc.vulnerabilities, []);
+
+      const version = JSON.parse((await get(`${upstream.origin}/pypi/fx-lib/2/json`)).body.toString());
+      assert.equal(version.info.version, '2.0');
+      assert.equal(version.info.summary, 'second');
+      assert.equal('releases' in version, false);
+      const missing = await get(`${upstream.origin}/pypi/fx-lib/9.9/json`);
+      assert.equal(missing.status, 404);
+      assert.equal(missing.body.toString(), '{"message": "Not Found"}');
+
+      upstream.configure({ jsonApi: false });
+      try {
+        assert.equal((await get(`${upstream.origin}/pypi/fx-lib/json`)).status, 404);
+      } finally {
+        upstream.configure({ jsonApi: true });
+      }
+    });
+
+    test('optional Basic auth', async () => {
+      upstream.configure({ auth: { username: 'u', password: 'p' } });
+      try {
+        const denied = await get(`${upstream.url}fx-lib/`);
+        assert.equal(denied.status, 401);
+        assert.match(String(denied.headers['www-authenticate']), /^Basic /);
+        const ok = await get(`${upstream.url}fx-lib/`, { headers: { Authorization: `Basic ${Buffer.from('u:p').toString('base64')}` } });
+        assert.equal(ok.status, 200);
+      } finally {
+        upstream.configure({ auth: null });
+      }
+    });
+
+    test('files and .metadata are served with the advertised hashes', async () => {
+      const file = await get(upstream.fileUrl(lib1));
+      assert.equal(file.status, 200);
+      assert.equal(file.headers['content-length'], String(lib1.size));
+      assert.equal(sha256Hex(file.body), lib1.sha256);
+      const meta = await get(upstream.fileUrl(lib1, '.metadata'));
+      assert.deepEqual(meta.body, lib1.metadata);
+      assert.equal(sha256Hex(meta.body), lib1.metadataSha256);
+      assert.equal((await get(upstream.fileUrl(libSdist, '.metadata'))).status, 404);
+      const head = await get(upstream.fileUrl(blob), { method: 'HEAD' });
+      assert.equal(head.headers['content-length'], String(blob.size));
+      assert.equal(head.body.length, 0);
+    });
+  });
+
+  describe('fake upstream: faults', () => {
+    test('down refuses connections and comes back on the same port', async () => {
+      const port = upstream.port;
+      await upstream.setFault({ kind: 'down' });
+      await assert.rejects(get(upstream.url), (err: NodeJS.ErrnoException) => err.code === 'ECONNREFUSED');
+      await upstream.setFault(null);
+      assert.equal(upstream.port, port);
+      assert.equal((await get(`${upstream.url}fx-lib/`)).status, 200);
+    });
+
+    test('refuse destroys the socket, and the request is logged', async () => {
+      upstream.clearLog();
+      await upstream.setFault({ kind: 'refuse' });
+      try {
+        await assert.rejects(get(`${upstream.url}fx-lib/`), (err: NodeJS.ErrnoException) => err.code === 'ECONNRESET');
+      } finally {
+        await upstream.setFault(null);
+      }
+      const [entry] = upstream.requests;
+      assert.equal(entry?.path, '/simple/fx-lib/');
+      assert.equal(entry?.fault, 'refuse');
+      assert.equal(entry?.status, null);
+    });
+
+    test('hang never answers, so the client times out', async () => {
+      await upstream.setFault({ kind: 'hang', count: 1 });
+      const started = Date.now();
+      await assert.rejects(get(`${upstream.url}fx-lib/`, { timeoutMs: 300 }), /client timeout/);
+      assert.ok(Date.now() - started >= 250);
+      assert.equal(upstream.faults.length, 0);
+      assert.equal((await get(`${upstream.url}fx-lib/`)).status, 200);
+    });
+
+    test('hang with afterBytes sends the head and part of the body, then stalls', async () => {
+      await upstream.setFault({ kind: 'hang', afterBytes: 100, pathPrefix: '/files/', count: 1 });
+      const res = await get(upstream.fileUrl(blob), { timeoutMs: 300 });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-length'], String(blob.size));
+      assert.equal(res.body.length, 100);
+      assert.ok(res.error);
+    });
+
+    test('slow delays the first byte, or throttles the body', async () => {
+      await upstream.setFault({ kind: 'slow', delayMs: 300, count: 1 });
+      let started = Date.now();
+      assert.equal((await get(`${upstream.url}fx-lib/`)).status, 200);
+      assert.ok(Date.now() - started >= 280, `took ${Date.now() - started} ms`);
+
+      await upstream.setFault({ kind: 'slow', bytesPerSecond: 100_000, pathPrefix: '/files/' });
+      try {
+        started = Date.now();
+        const res = await get(upstream.fileUrl(blob));
+        const took = Date.now() - started;
+        assert.equal(sha256Hex(res.body), blob.sha256);
+        // ~40 KB at 100 KB/s
+        assert.ok(took >= 300, `took ${took} ms`);
+      } finally {
+        await upstream.setFault(null);
+      }
+    });
+
+    test('status500 for the next n requests, then normal service', async () => {
+      await upstream.setFault({ kind: 'status500', count: 2 });
+      assert.equal((await get(`${upstream.url}fx-lib/`)).status, 500);
+      assert.equal((await get(`${upstream.url}fx-lib/`)).status, 500);
+      assert.equal((await get(`${upstream.url}fx-lib/`)).status, 200);
+      await upstream.setFault({ kind: 'status', status: 503, headers: { 'Retry-After': '1' } });
+      try {
+        const res = await get(`${upstream.url}fx-lib/`);
+        assert.equal(res.status, 503);
+        assert.equal(res.headers['retry-after'], '1');
+      } finally {
+        await upstream.setFault(null);
+      }
+    });
+
+    test('a path prefix limits a fault to matching requests', async () => {
+      await upstream.setFault({ kind: 'status500', pathPrefix: '/files/' });
+      try {
+        assert.equal((await get(`${upstream.url}fx-lib/`)).status, 200);
+        assert.equal((await get(upstream.fileUrl(lib1))).status, 500);
+      } finally {
+        await upstream.setFault(null);
+      }
+    });
+
+    test('truncate sends Content-Length but cuts the body', async () => {
+      await upstream.setFault({ kind: 'truncate', count: 1 });
+      const res = await get(upstream.fileUrl(blob));
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-length'], String(blob.size));
+      assert.ok(res.body.length < blob.size, `${res.body.length} < ${blob.size}`);
+      assert.ok(res.error, 'the body should end in an error');
+      assert.equal(upstream.requests.at(-1)?.completed, false);
+    });
+
+    test('wrongHash serves other bytes than the page advertises, pages unaffected', async () => {
+      await upstream.setFault({ kind: 'wrongHash' });
+      try {
+        const page = JSON.parse((await get(`${upstream.url}fx-lib/`, { headers: { Accept: JSON_TYPE } })).body.toString());
+        const advertised = page.files.find((f: { filename: string }) => f.filename === lib1.filename).hashes.sha256;
+        assert.equal(advertised, lib1.sha256);
+        const res = await get(upstream.fileUrl(lib1));
+        assert.equal(res.status, 200);
+        assert.equal(res.body.length, lib1.size);
+        assert.notEqual(sha256Hex(res.body), advertised);
+      } finally {
+        await upstream.setFault(null);
+      }
+    });
+  });
+
+  describe('real clients', () => {
+    let clients: Clients;
+    let venv: Venv | null = null;
+
+    before(async () => {
+      clients = await findClients();
+      if (clients.python) venv = await makeVenv(join(tmp, 'venv'), clients.python);
+    });
+
+    test('pip installs a built wheel from --find-links and imports it', async (t) => {
+      if (!(await requireClients(t, ['python'], clients))) return;
+      const config = await venv!.pip(['config', 'list']);
+      assert.equal(config.stdout.trim(), '', 'pip must see no configuration from this machine');
+      const r = await venv!.pip(['install', '--no-cache-dir', '--no-index', '--find-links', join(tmp, 'dists'), 'fx-lib==1.0']);
+      assert.equal(r.code, 0, r.stderr);
+      const run = await venv!.run(['-c', 'import fx_lib; print(fx_lib.VALUE)']);
+      assert.equal(run.stdout.trim(), 'FX_Lib 1.0');
+    });
+
+    test('pip installs from the fake upstream: JSON pages, a dependency, an sdist, yanked skipped', async (t) => {
+      if (!(await requireClients(t, ['python'], clients))) return;
+      upstream.clearLog();
+      const r = await pipInstall(venv!, upstream.url, ['--upgrade', 'fx-app', 'fx.src']);
+      assert.equal(r.code, 0, r.stderr);
+      const run = await venv!.run(['-c', 'import fx_app, fx_lib, fx_src; print(fx_app.VALUE, fx_lib.VALUE, fx_src.VALUE)']);
+      assert.equal(run.stdout.trim(), 'fx-app 0.1 FX_Lib 1.0 fx.src 3.0');
+      const pages = upstream.requestsTo('/simple/');
+      assert.ok(pages.length > 0 && pages.every((p) => p.headers.accept?.includes(JSON_TYPE)));
+      assert.ok(upstream.requestsTo('/files/').some((p) => p.path.endsWith(src.filename)));
+    });
+
+    test('pip installs through an HTML-only upstream with relative links', async (t) => {
+      if (!(await requireClients(t, ['python'], clients))) return;
+      const dist = await buildWheel(join(tmp, 'html'), { name: 'fx-html', version: '1.0' });
+      upstream.addProject('fx-html', [dist]);
+      upstream.configure({ htmlOnly: true, relativeUrls: true });
+      try {
+        const r = await pipInstall(venv!, upstream.url, ['fx-html']);
+        assert.equal(r.code, 0, r.stderr);
+        const run = await venv!.run(['-c', 'import fx_html; print(fx_html.VALUE)']);
+        assert.equal(run.stdout.trim(), 'fx-html 1.0');
+      } finally {
+        upstream.configure({ htmlOnly: false, relativeUrls: false });
+      }
+    });
+
+    test('twine uploads with the given credentials and no inherited configuration', async (t) => {
+      if (!(await requireClients(t, ['twine'], clients))) return;
+      const received: { auth?: string; body: Buffer }[] = [];
+      const sink = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          received.push({ auth: req.headers.authorization, body: Buffer.concat(chunks) });
+          res.end('OK');
+        });
+      });
+      await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/legacy/`;
+        const r = await twineUpload(url, [app.path], { username: 'alice', password: 's3cret' });
+        assert.equal(r.code, 0, r.stderr + r.stdout);
+        assert.equal(received.length, 1);
+        assert.equal(received[0]!.auth, `Basic ${Buffer.from('alice:s3cret').toString('base64')}`);
+        const body = received[0]!.body.toString('latin1');
+        assert.ok(body.includes('file_upload'));
+        assert.ok(body.includes(`filename="${app.filename}"`));
+        assert.ok(body.includes(app.sha256));
+      } finally {
+        await new Promise<void>((resolve) => sink.close(() => resolve()));
+      }
+    });
+  });
+});
