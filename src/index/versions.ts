@@ -15,24 +15,33 @@ export function isPrerelease(version: string): boolean {
   return parsed !== null && (parsed.is_prerelease || parsed.is_devrelease);
 }
 
-/** Canonical form as `packaging.utils.canonicalize_version`: normalized, trailing `.0`s of the release dropped. */
-export function canonicalVersion(version: string): string {
-  const parsed = pep440.explain(version);
-  if (!parsed) return version;
-  const release = [...parsed.release];
-  while (release.length > 1 && release[release.length - 1] === 0) release.pop();
-  let out = parsed.epoch ? `${parsed.epoch}!` : '';
+/**
+ * `str(packaging.version.Version(v))`, or null when `v` is not PEP 440. (pep440's own `clean` writes
+ * local segments with commas, so the string is built from the parsed parts.)
+ */
+export function pep440String(version: string, dropTrailingZeros = false): string | null {
+  if (pep440.valid(version) === null) return null;
+  const v = pep440.parse(version);
+  if (!v) return null;
+  const release = [...v.release];
+  if (dropTrailingZeros) while (release.length > 1 && release[release.length - 1] === 0) release.pop();
+  let out = v.epoch ? `${v.epoch}!` : '';
   out += release.join('.');
-  if (parsed.pre) out += `${parsed.pre[0]}${parsed.pre[1]}`;
-  if (parsed.post !== null && parsed.post !== undefined) out += `.post${parsed.post}`;
-  if (parsed.dev !== null && parsed.dev !== undefined) out += `.dev${parsed.dev}`;
-  if (parsed.local) out += `+${parsed.local}`;
+  if (v.pre) out += `${v.pre[0]}${v.pre[1]}`;
+  if (v.post) out += `.post${v.post[1]}`;
+  if (v.dev) out += `.dev${v.dev[1]}`;
+  if (v.local) out += `+${(v.local as unknown as (string | number)[]).join('.')}`;
   return out;
 }
 
-/** Normalized string form (`str(packaging.version.Version(v))`); the input unchanged if it is not PEP 440. */
+/** Canonical form as `packaging.utils.canonicalize_version`: normalized, trailing `.0`s of the release dropped. */
+export function canonicalVersion(version: string): string {
+  return pep440String(version, true) ?? version;
+}
+
+/** Normalized string form; the input unchanged if it is not PEP 440. */
 export function normalizeVersion(version: string): string {
-  return pep440.clean(version) ?? version;
+  return pep440String(version) ?? version;
 }
 
 /** Sorts ascending by PEP 440; versions that do not parse sort first, by string. */

@@ -69,6 +69,7 @@ export class BlobStore {
     }
     const handle = await open(tmpPath, 'r+');
     try {
+      await handle.chmod(0o644);
       await handle.sync();
     } finally {
       await handle.close();

@@ -4,7 +4,7 @@
  * syntactically valid wheel tag is accepted (a private index builds for platforms PyPI does not list,
  * e.g. `linux_x86_64`).
  */
-import * as pep440 from '@renovatebot/pep440';
+import { pep440String } from '../index/versions.js';
 import { LarderError } from '../errors.js';
 import { filenameProjectPart, normalizeName } from '../index/names.js';
 import { pyRepr } from './py-repr.js';
@@ -18,23 +18,6 @@ export const EXTENSIONS_BY_FILETYPE: Record<FileType, readonly string[]> = {
 };
 
 const invalid = (code: string, message: string) => new LarderError(400, code, message);
-
-/**
- * `str(packaging.version.Version(v))`: the normalized PEP 440 form, or null when `v` is not a valid
- * version. (Local segments are rebuilt here rather than with `pep440.clean`, which joins them with `,`.)
- */
-export function pep440String(version: string): string | null {
-  if (pep440.valid(version) === null) return null;
-  const v = pep440.parse(version);
-  if (!v) return null;
-  let out = v.epoch ? `${v.epoch}!` : '';
-  out += v.release.join('.');
-  if (v.pre) out += `${v.pre[0]}${v.pre[1]}`;
-  if (v.post) out += `.post${v.post[1]}`;
-  if (v.dev) out += `.dev${v.dev[1]}`;
-  if (v.local) out += `+${(v.local as unknown as (string | number)[]).join('.')}`;
-  return out;
-}
 
 /** Step 12: characters of the name. */
 export function checkFilenameCharacters(filename: string): void {

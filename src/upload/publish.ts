@@ -7,6 +7,7 @@ import type { Identity } from '../auth/authenticator.js';
 import { mayWrite } from '../auth/authenticator.js';
 import { badRequest, conflict, forbidden, LarderError } from '../errors.js';
 import type { ProjectName } from '../index/names.js';
+import { normalizeVersion } from '../index/versions.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { MetaStore } from '../store/meta-store.js';
 import type { FileRecord } from '../store/records.js';
@@ -80,13 +81,15 @@ export class Publisher {
     if (upload.signature) await this.blobs.commit(upload.signature.path, upload.signature.sha256);
     await this.blobs.commit(content.path, content.sha256);
 
+    // Releases are keyed by the normalized version (`1.0RC1` is release `1.0rc1`), as on PyPI.
+    const version = normalizeVersion(upload.version);
     const result = this.meta.publishFile({
       project: { name: upload.project, displayName: upload.name },
-      release: { version: upload.version, metadata: { ...upload.metadata } },
+      release: { version, metadata: { ...upload.metadata, version } },
       user: who.user,
       file: {
         project: upload.project,
-        version: upload.version,
+        version,
         filename: upload.filename,
         packagetype: upload.filetype,
         pyversion: upload.pyversion,

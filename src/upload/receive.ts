@@ -16,7 +16,7 @@ import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import { Formidable, errors as formidableErrors, multipart, type Part } from 'formidable';
 import { LarderError } from '../errors.js';
-import { HashingFileWriter, whenClosed } from './hashing-writer.js';
+import { HashingFileWriter, whenClosed, type HashingWriterOptions } from './hashing-writer.js';
 import { assertMultipartFormData, dispositionFilename } from './multipart-headers.js';
 import type { RawUpload, ReceiveOptions, ReceivedFile } from './types.js';
 
@@ -51,25 +51,11 @@ export async function receiveUpload(req: IncomingMessage, opts: ReceiveOptions):
   const partsById = new Map<string, PartInfo>();
   const received = new Map<string, ReceivedPart>();
   const writers: HashingFileWriter[] = [];
-  /** Every stream handed to formidable, the refusing ones included (see `firstStreamError`). */
+  /** Every stream handed to formidable, the refusing ones included. */
   const streams: Writable[] = [];
   let failed = false;
 
-  const fileLimits: Record<string, { maxBytes: number; tooLarge: () => Error }> = {
-    content: {
-      maxBytes: opts.maxFileSize,
-      tooLarge: () => new LarderError(413, 'file_too_large', `File too large. Limit is ${formatSize(opts.maxFileSize)}.`),
-    },
-    gpg_signature: {
-      maxBytes: opts.maxSignatureSize ?? DEFAULT_MAX_SIGNATURE_SIZE,
-      tooLarge: () =>
-        new LarderError(
-          413,
-          'signature_too_large',
-          `Signature file too large. Limit is ${formatSize(opts.maxSignatureSize ?? DEFAULT_MAX_SIGNATURE_SIZE)}.`,
-        ),
-    },
-  };
+  const fileLimits = fileLimitsFor(opts);
 
   const refuse = (error: Error): Writable => {
     const stream = failingWriter(error);
@@ -165,6 +151,22 @@ export async function receiveUpload(req: IncomingMessage, opts: ReceiveOptions):
     ...(content && { content: toReceivedFile(content) }),
     ...(signature && { signature: toReceivedFile(signature) }),
     cleanup,
+  };
+}
+
+/** The file parts larder takes, with their size limits; any other file part is refused. */
+function fileLimitsFor(opts: ReceiveOptions): Record<string, HashingWriterOptions> {
+  const maxSignatureSize = opts.maxSignatureSize ?? DEFAULT_MAX_SIGNATURE_SIZE;
+  return {
+    content: {
+      maxBytes: opts.maxFileSize,
+      tooLarge: () => new LarderError(413, 'file_too_large', `File too large. Limit is ${formatSize(opts.maxFileSize)}.`),
+    },
+    gpg_signature: {
+      maxBytes: maxSignatureSize,
+      tooLarge: () =>
+        new LarderError(413, 'signature_too_large', `Signature file too large. Limit is ${formatSize(maxSignatureSize)}.`),
+    },
   };
 }
 

@@ -10,8 +10,8 @@ import {
   checkFilenameCharacters,
   checkSdistFilename,
   checkWheelFilename,
-  pep440String,
 } from './filename-rules.js';
+import { pep440String } from '../index/versions.js';
 import { parseUploadForm, toReleaseMetadata, type UploadForm } from './form-fields.js';
 import { pyRepr } from './py-repr.js';
 import type { FileType, RawUpload, ReceivedFile, ValidatedUpload } from './types.js';

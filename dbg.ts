@@ -1,0 +1,31 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { buildWheel, buildSdist } from './test/fixtures/dists.js';
+import { startFakeUpstream } from './test/fixtures/fake-upstream.js';
+import { startLarder } from './test/helpers/larder.js';
+const dir = await mkdtemp(join(tmpdir(), 'dbg-'));
+const up = await startFakeUpstream();
+const w = await buildWheel(dir, { name: 'requests', version: '2.0', requiresPython: '>=3.8' });
+const s2 = await buildSdist(dir, { name: 'requests', version: '2.0' });
+up.addProject('requests', [w, s2]);
+const s = await startLarder({ logLevel: 'warn', upstream: up.url, upstreamJsonApi: '' } as any);
+const PIP = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
+for (let i = 0; i < 2; i++) {
+  const r = await fetch(`${s.url}/simple/requests/`, { headers: { Accept: PIP } });
+  console.log(r.status, r.headers.get('x-larder-cache'), r.headers.get('content-type'), (await r.text()).slice(0, 200));
+}
+const urls = await Promise.all(Array.from({ length: 20 }, () => fetch(`${s.url}/packages/requests/${w.filename}`).then(async (r) => [r.status, r.headers.get('x-larder-cache'), createHash('sha256').update(Buffer.from(await r.arrayBuffer())).digest('hex') === w.sha256])));
+console.log(JSON.stringify(urls.slice(0, 3)), up.requests.filter((r) => r.path.includes('/files/')).length);
+let r = await fetch(`${s.url}/packages/requests/${w.filename}.metadata`);
+console.log('meta', r.status, r.headers.get('x-larder-cache'), Buffer.from(await r.arrayBuffer()).equals(w.metadata));
+r = await fetch(`${s.url}/pypi/requests/json`);
+const j = await r.json() as any;
+console.log('json', r.status, r.headers.get('x-larder-cache'), j.info?.version, Object.keys(j.releases), j.urls?.[0]?.url);
+r = await fetch(`${s.url}/simple/`);
+console.log('root', r.status, (await r.text()).slice(0, 400));
+r = await fetch(`${s.url}/simple/nonexistent/`);
+console.log('404', r.status, r.headers.get('x-larder-cache'), await r.text());
+console.log(up.requests.map((q) => `${q.method} ${q.path} ${q.status}`).join('\n'));
+await s.close(); await up.close();
