@@ -1,45 +1,55 @@
 /** The composition root: builds stores, sources and the HTTP app from one Config. The only place that wires. */
-import { mkdir, access, constants } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { access, constants, mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator.js';
 import type { Config } from './config/schema.js';
-import { ProjectAdmin } from './index/project-admin.js';
-import { OverlaySource } from './index/sources/overlay-source.js';
-import { PrivateSource } from './index/sources/private-source.js';
-import { createLogger } from './logger.js';
 import type { HttpDeps } from './http/deps.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { readAuthMiddleware } from './http/read-auth.js';
+import { RenderedCache } from './http/rendered-cache.js';
+import { requestLog } from './http/request-log.js';
+import { RootRenderCache } from './http/root-render-cache.js';
 import { registerAdminRoutes } from './http/routes/admin.js';
 import { registerFileRoutes } from './http/routes/files.js';
 import { registerHealthRoutes } from './http/routes/health.js';
 import { registerJsonApiRoutes } from './http/routes/json-api.js';
+import { registerMetricsRoutes } from './http/routes/metrics.js';
 import { registerSimpleRoutes } from './http/routes/simple.js';
 import { registerStatsRoutes } from './http/routes/stats.js';
 import { registerUploadRoutes } from './http/routes/upload.js';
+import { ProjectAdmin } from './index/project-admin.js';
+import { CacheBudget } from './index/sources/cache-budget.js';
+import { openCacheDbs } from './index/sources/cache-records.js';
+import { CachedSource } from './index/sources/cached-source.js';
+import { OverlaySource } from './index/sources/overlay-source.js';
+import { PrivateSource } from './index/sources/private-source.js';
+import { UpstreamSource } from './index/sources/upstream-source.js';
+import { createLogger } from './logger.js';
+import { Metrics } from './metrics/metrics.js';
 import { BlobStore } from './store/blob-store.js';
 import { MetaStore } from './store/meta-store.js';
 import { Publisher } from './upload/publish.js';
 import { UpstreamClient } from './upstream/client.js';
-import { CachedSource } from './index/sources/cached-source.js';
-import { UpstreamSource } from './index/sources/upstream-source.js';
-import { RenderedCache } from './http/rendered-cache.js';
-import { RootRenderCache } from './http/root-render-cache.js';
-import { join } from 'node:path';
 
 export interface Larder {
   config: Config;
   logger: Logger;
   meta: MetaStore;
   blobs: BlobStore;
+  metrics: Metrics;
   koa: Koa;
   /** Starts listening; resolves with the URL the server is reachable at. */
   listen(): Promise<string>;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets in-flight requests and upstream downloads finish for up to
+   * `graceMs` (default: the configured grace), then closes every connection and the store.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 async function prepareDataDir(config: Config, blobs: BlobStore): Promise<void> {
@@ -53,30 +63,62 @@ async function prepareDataDir(config: Config, blobs: BlobStore): Promise<void> {
   await blobs.purgeTmp();
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export async function createLarder(config: Config, options: { logger?: Logger } = {}): Promise<Larder> {
   const logger = options.logger ?? createLogger(config);
   const blobs = new BlobStore(config.data);
   await prepareDataDir(config, blobs);
   const meta = new MetaStore(config.data);
 
+  let cached: CachedSource | null = null;
+  const metrics = new Metrics(() => {
+    let bytes = 0;
+    let files = 0;
+    for (const f of meta.allFiles()) {
+      bytes += f.size;
+      files += 1;
+    }
+    return { private: { bytes, files }, cached: cached?.totals() ?? { bytes: 0, files: 0 } };
+  });
+
   const privateSource = new PrivateSource(meta, blobs);
-  const client = config.upstream ? new UpstreamClient(config) : null;
-  const cached =
-    client && config.upstream
-      ? new CachedSource(
-          new UpstreamSource(client, UpstreamClient.stripCredentials(config.upstream), config.upstreamJsonApi),
-          meta,
-          blobs,
-          {
-            pageTtl: config.pageTtl,
-            rootTtl: config.rootTtl,
-            notFoundTtl: config.notFoundTtl,
-            offline: config.offline,
-            cacheDir: join(config.data, 'cache'),
-          },
-          logger,
-        )
-      : null;
+  const client = config.upstream
+    ? new UpstreamClient(config, {
+        request: () => metrics.upstreamRequests.inc(),
+        failure: (kind) => {
+          metrics.upstreamErrors.inc({ kind });
+          if (kind === 'timeout') metrics.upstreamTimeouts.inc();
+        },
+      })
+    : null;
+  if (client && config.upstream) {
+    const dbs = openCacheDbs(meta);
+    const budget =
+      config.cacheMaxSize === null
+        ? undefined
+        : new CacheBudget(meta, blobs, dbs, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
+    cached = new CachedSource(
+      new UpstreamSource(client, UpstreamClient.stripCredentials(config.upstream), config.upstreamJsonApi),
+      meta,
+      blobs,
+      {
+        pageTtl: config.pageTtl,
+        rootTtl: config.rootTtl,
+        notFoundTtl: config.notFoundTtl,
+        offline: config.offline,
+        cacheDir: join(config.data, 'cache'),
+        dbs,
+        budget,
+      },
+      logger,
+      {
+        cacheResult: (kind, state) => metrics.cacheResult(kind, state),
+        hashMismatch: () => metrics.hashMismatches.inc(),
+        bytesFetched: (n) => metrics.upstreamFetchedBytes.inc(n),
+      },
+    );
+  }
   const source = new OverlaySource(privateSource, cached, { mergeAllowList: new Set(config.mergeAllowList) });
   const deps: HttpDeps = {
     config,
@@ -87,6 +129,7 @@ export async function createLarder(config: Config, options: { logger?: Logger } 
     authenticator: new Authenticator(meta),
     publisher: new Publisher(meta, blobs, cached),
     logger,
+    metrics,
     rendered: new RenderedCache(config.memoryCacheSize),
     rootPages: new RootRenderCache(join(config.data, 'cache')),
   };
@@ -94,23 +137,54 @@ export async function createLarder(config: Config, options: { logger?: Logger } 
   const koa = new Koa();
   const router = new Router({ strict: true });
   registerHealthRoutes(router);
+  registerMetricsRoutes(router, metrics, config.metricsToken);
   registerSimpleRoutes(router, deps);
   registerJsonApiRoutes(router, deps);
   registerFileRoutes(router, deps);
   registerStatsRoutes(router, deps);
   registerUploadRoutes(router, deps);
   registerAdminRoutes(router, deps, new ProjectAdmin(meta));
+
+  let inflight = 0;
+  koa.use(async (ctx, next) => {
+    inflight++;
+    ctx.res.once('close', () => inflight--);
+    await next();
+  });
+  koa.use(requestLog(logger, metrics));
   koa.use(errorMiddleware(logger));
   if (config.readAuth) koa.use(readAuthMiddleware(deps.authenticator));
   koa.use(router.routes());
   koa.use(router.allowedMethods());
 
   let server: Server | null = null;
+  let closing: Promise<void> | null = null;
+  const shutdown = async (graceMs: number) => {
+    const deadline = Date.now() + graceMs;
+    if (server) {
+      const s = server;
+      const closed = new Promise<void>((resolve) => s.close(() => resolve()));
+      s.closeIdleConnections();
+      const downloads = cached ? cached.drain() : Promise.resolve();
+      let downloadsDone = false;
+      void downloads.then(() => (downloadsDone = true));
+      while ((inflight > 0 || !downloadsDone) && Date.now() < deadline) {
+        await sleep(25);
+        s.closeIdleConnections();
+      }
+      if (inflight > 0 || !downloadsDone) logger.warn({ inflight }, 'grace period over; closing the remaining connections');
+      s.closeAllConnections();
+      await closed;
+    }
+    await client?.close();
+    await meta.close();
+  };
   return {
     config,
     logger,
     meta,
     blobs,
+    metrics,
     koa,
     async listen() {
       server = createServer(koa.callback());
@@ -123,16 +197,9 @@ export async function createLarder(config: Config, options: { logger?: Logger } 
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return `http://${host}:${port}`;
     },
-    async close() {
-      if (server) {
-        const s = server;
-        await new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          s.closeAllConnections();
-        });
-      }
-      await client?.close();
-      await meta.close();
+    close(graceMs = config.shutdownGrace) {
+      closing ??= shutdown(graceMs);
+      return closing;
     },
   };
 }

@@ -52,7 +52,8 @@ async function main(argv: string[]): Promise<number> {
       await serve(argv.slice(1), io);
       return -1;
     }
-    const name = `${first} ${second ?? ''}`.trim();
+    const twoWords = `${first} ${second ?? ''}`;
+    const name = COMMANDS[twoWords] ? twoWords : first;
     const command = COMMANDS[name];
     if (!command) {
       const group = Object.keys(COMMANDS).filter((n) => n.startsWith(`${first} `));
@@ -60,9 +61,9 @@ async function main(argv: string[]): Promise<number> {
         io.out(group.map((n) => `  ${COMMANDS[n]!.usage}`).join('\n'));
         return second ? 0 : 2;
       }
-      throw new UsageError(`unknown command '${name}'; run larder --help`);
+      throw new UsageError(`unknown command '${twoWords.trim()}'; run larder --help`);
     }
-    await runStoreCommand(name, command)(argv.slice(2), io);
+    await runStoreCommand(name, command)(argv.slice(name.split(' ').length), io);
     return 0;
   } catch (err) {
     if (err instanceof UsageError || err instanceof ConfigError || err instanceof LarderError) {

@@ -4,6 +4,9 @@ import { hashPassword } from '../auth/passwords.js';
 import { normalizeName } from '../index/names.js';
 import { CLI_IDENTITY, ProjectAdmin } from '../index/project-admin.js';
 import { MetaStore } from '../store/meta-store.js';
+import { BlobStore } from '../store/blob-store.js';
+import { cacheStats, collectGarbage, purgeCache } from '../index/cache-maintenance.js';
+import { parseDuration, type Config } from '../config/schema.js';
 import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
 
 export interface Io {
@@ -14,13 +17,13 @@ export interface Io {
 
 type Handler = (argv: string[], io: Io) => Promise<void>;
 
-interface Command {
+export interface Command {
   usage: string;
   summary: string;
   options?: Parameters<typeof parseCommand>[1];
   minArgs: number;
   maxArgs: number;
-  run: (args: string[], values: Record<string, unknown>, meta: MetaStore, io: Io) => Promise<void>;
+  run: (args: string[], values: Record<string, unknown>, meta: MetaStore, io: Io, config: Config) => Promise<void>;
 }
 
 function table(rows: string[][]): string[] {
@@ -36,6 +39,17 @@ async function readPassword(io: Io, fromStdin: boolean): Promise<string> {
 }
 
 const admin = (meta: MetaStore) => new ProjectAdmin(meta);
+
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
 
 export const COMMANDS: Record<string, Command> = {
   'user add': {
@@ -153,6 +167,42 @@ export const COMMANDS: Record<string, Command> = {
       io.out(`${user} now maintains ${project}`);
     },
   },
+  'cache stats': {
+    usage: 'larder cache stats',
+    summary: 'sizes of the private files, the cached upstream files and the blob store',
+    minArgs: 0,
+    maxArgs: 0,
+    async run(_args, _values, meta, io, config) {
+      const s = await cacheStats(meta, new BlobStore(config.data));
+      const limit = config.cacheMaxSize === null ? 'unlimited' : formatBytes(config.cacheMaxSize);
+      io.out(`private files   ${s.privateFiles} (${formatBytes(s.privateBytes)})`);
+      io.out(`cached files    ${s.cachedFiles} (${formatBytes(s.cachedBytes)}; limit ${limit})`);
+      io.out(`cached pages    ${s.cachedPages}`);
+      io.out(`blob store      ${s.blobs} blobs (${formatBytes(s.blobBytes)})`);
+    },
+  },
+  'cache purge': {
+    usage: 'larder cache purge [PROJECT...]',
+    summary: 'forget cached upstream data (all, or of the named projects); private data is untouched',
+    minArgs: 0,
+    maxArgs: Infinity,
+    async run(projects, _values, meta, io, config) {
+      const r = await purgeCache(meta, new BlobStore(config.data), projects);
+      io.out(`purged ${r.pages} cached page${r.pages === 1 ? '' : 's'} and ${r.files} cached file${r.files === 1 ? '' : 's'} (${formatBytes(r.bytes)})`);
+    },
+  },
+  gc: {
+    usage: 'larder gc [--min-age DURATION]',
+    summary: 'delete orphan blobs and stale temporary files (safe while the server runs)',
+    options: { 'min-age': { type: 'string' } },
+    minArgs: 0,
+    maxArgs: 0,
+    async run(_args, values, meta, io, config) {
+      const minAge = values['min-age'] === undefined ? undefined : parseDuration(values['min-age'], '--min-age');
+      const r = await collectGarbage(meta, new BlobStore(config.data), minAge);
+      io.out(`removed ${r.blobs} orphan blob${r.blobs === 1 ? '' : 's'} (${formatBytes(r.bytes)}) and ${r.tmp} stale temporary file${r.tmp === 1 ? '' : 's'}`);
+    },
+  },
   'project allow-name': {
     usage: 'larder project allow-name NAME',
     summary: 'allow a new private project to take a name that exists upstream',
@@ -174,9 +224,10 @@ export const runStoreCommand = (name: string, command: Command): Handler => asyn
   if (positionals.length < command.minArgs || positionals.length > command.maxArgs) {
     throw new UsageError(`wrong number of arguments; usage: ${command.usage}`);
   }
-  const meta = new MetaStore(config().data);
+  const settings = config();
+  const meta = new MetaStore(settings.data);
   try {
-    await command.run(positionals, values, meta, io);
+    await command.run(positionals, values, meta, io, settings);
   } finally {
     await meta.close();
   }

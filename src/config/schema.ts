@@ -38,6 +38,12 @@ export interface Config {
   httpProxy: string | null;
   httpsProxy: string | null;
   noProxy: string | null;
+  /** Bearer token /metrics requires; null = open. */
+  metricsToken: string | null;
+  /** How long a stopping server lets in-flight requests and downloads finish, ms. */
+  shutdownGrace: number;
+  /** Bound on the bytes of cached upstream files; null = unlimited. Private files never count. */
+  cacheMaxSize: number | null;
 }
 
 export type ConfigKey = keyof Config;
@@ -136,6 +142,9 @@ const parseNameList: Parser<string[]> = (raw, key) => {
   return names.map((n) => n.replace(/[-_.]+/g, '-').toLowerCase());
 };
 
+const optionalSize: Parser<number | null> = (raw, key) =>
+  raw === null || raw === undefined || raw === '' || String(raw).toLowerCase() === 'unlimited' ? null : parseSize(raw, key);
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const parseLogLevel: Parser<Config['logLevel']> = (raw, key) => {
   const level = String(raw).toLowerCase();
@@ -181,4 +190,7 @@ export const SETTINGS = [
   setting('httpProxy', ['HTTP_PROXY', 'http_proxy'], '--http-proxy', optionalString, 'proxy for http:// upstream requests'),
   setting('httpsProxy', ['HTTPS_PROXY', 'https_proxy'], '--https-proxy', optionalString, 'proxy for https:// upstream requests'),
   setting('noProxy', ['NO_PROXY', 'no_proxy'], '--no-proxy', optionalString, 'hosts reached without the proxy'),
+  setting('metricsToken', 'LARDER_METRICS_TOKEN', '--metrics-token', optionalString, 'bearer token that /metrics requires; empty = open'),
+  setting('shutdownGrace', 'LARDER_SHUTDOWN_GRACE', '--shutdown-grace', parseDuration, 'time in-flight requests and downloads get to finish on SIGTERM'),
+  setting('cacheMaxSize', 'LARDER_CACHE_MAX_SIZE', '--cache-max-size', optionalSize, 'bound on cached upstream files (e.g. 20GB); empty = unlimited'),
 ] as const;

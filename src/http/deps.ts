@@ -6,6 +6,7 @@ import type { IndexSource } from '../index/source.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { MetaStore } from '../store/meta-store.js';
 import type { Publisher } from '../upload/publish.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { RenderedCache } from './rendered-cache.js';
 import type { RootRenderCache } from './root-render-cache.js';
 
@@ -19,6 +20,7 @@ export interface HttpDeps {
   authenticator: Authenticator;
   publisher: Publisher;
   logger: Logger;
+  metrics: Metrics;
   rendered: RenderedCache;
   rootPages: RootRenderCache;
 }

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, createReadStream } from 'node:fs';
-import { access, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { access, mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -65,6 +65,9 @@ export class BlobStore {
     const target = this.pathFor(sha256);
     if (await this.has(sha256)) {
       await unlink(tmpPath).catch(() => {});
+      // A fresh mtime tells garbage collection the blob is wanted again (its record is about to be written).
+      const now = new Date();
+      await utimes(target, now, now).catch(() => {});
       return target;
     }
     const handle = await open(tmpPath, 'r+');
@@ -82,7 +85,6 @@ export class BlobStore {
 
   /** Writes a small buffer (e.g. a `.metadata` file) as a blob. */
   async writeBuffer(bytes: Buffer, sha256: string): Promise<string> {
-    if (await this.has(sha256)) return this.pathFor(sha256);
     const tmp = this.tmpPath('buf');
     const handle = await open(tmp, 'w');
     try {

@@ -17,6 +17,7 @@ import type {
 } from './records.js';
 
 export type StoreKey = string | number | (string | number)[];
+export type ReadTransaction = ReturnType<RootDatabase['useReadTransaction']>;
 type Key = StoreKey;
 
 export type PublishResult =
@@ -74,6 +75,24 @@ export class MetaStore {
     return this.root.transactionSync(fn);
   }
 
+  /**
+   * Runs the synchronous `fn` against one consistent snapshot of every database: an LMDB read transaction,
+   * which blocks no writer (in this process or another). Pass `{ transaction }` to `get`/`getRange` inside `fn`.
+   */
+  readSnapshot<T>(fn: (transaction: ReadTransaction) => T): T {
+    const transaction = this.root.useReadTransaction();
+    try {
+      return fn(transaction);
+    } finally {
+      transaction.done();
+    }
+  }
+
+  /** Runs `fn` as one asynchronous (batched, still atomic) LMDB write transaction. */
+  transactionAsync<T>(fn: () => T): Promise<T> {
+    return this.root.transaction(fn);
+  }
+
   async close(): Promise<void> {
     await this.root.close();
   }
@@ -82,8 +101,8 @@ export class MetaStore {
     return this.counters.get(SERIAL_KEY) ?? 0;
   }
 
-  /** Inside a transaction: takes the next serial and records what changed under it. */
-  private recordChange(project: string, action: ChangeAction, user: string | null, version: string | null = null, filename: string | null = null): number {
+  /** Inside a transaction: takes the next serial and records what changed under it (also used by `larder import`). */
+  recordChange(project: string, action: ChangeAction, user: string | null, version: string | null = null, filename: string | null = null): number {
     const serial = this.lastSerial() + 1;
     this.counters.putSync(SERIAL_KEY, serial);
     this.changelog.putSync(serial, { serial, project, version, filename, action, user, time: new Date().toISOString() });

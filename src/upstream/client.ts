@@ -69,13 +69,22 @@ export function decodedBody(res: UpstreamResponse): AsyncIterable<Buffer> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Told of every upstream request and failure (the metrics hook). */
+export interface UpstreamObserver {
+  request(): void;
+  failure(kind: UpstreamError['kind']): void;
+}
+
 export class UpstreamClient {
   private readonly dispatcher: Dispatcher;
   private readonly closable: Dispatcher;
   private readonly authOrigin: string | null;
   private readonly authorization: string | null;
 
-  constructor(private readonly config: ClientConfig) {
+  constructor(
+    private readonly config: ClientConfig,
+    private readonly observer: UpstreamObserver = { request() {}, failure() {} },
+  ) {
     const options = {
       connect: { timeout: config.upstreamConnectTimeout },
       headersTimeout: config.upstreamHeadersTimeout,
@@ -128,7 +137,9 @@ export class UpstreamClient {
     for (let attempt = 0; attempt <= this.config.upstreamRetries; attempt++) {
       if (attempt > 0) await sleep(100 * 2 ** (attempt - 1));
       try {
+        this.observer.request();
         const res = await request(url, { method: 'GET', headers: this.headersFor(url, headers), dispatcher: this.dispatcher, signal });
+        if (res.statusCode >= 500) this.observer.failure('status');
         if (res.statusCode >= 500 && attempt < this.config.upstreamRetries) {
           await res.body.dump();
           lastError = new UpstreamError(`answered ${res.statusCode}`, 'status', res.statusCode);
@@ -140,6 +151,7 @@ export class UpstreamClient {
       } catch (err) {
         if (signal?.aborted) throw err;
         lastError = describe(err);
+        this.observer.failure(lastError.kind);
       }
     }
     throw lastError ?? new UpstreamError('request failed', 'unreachable');

@@ -31,7 +31,7 @@ export async function startLarder(overrides: Partial<Config> = {}, dataDir?: str
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    await larder.close();
+    await larder.close(2000);
   };
   return {
     url,

@@ -102,5 +102,9 @@ export function registerFileRoutes(router: Router, deps: HttpDeps): void {
     if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
     if (!body) throw notFound(`No file ${requested} in project ${project}.`);
     await sendFileBody(ctx, body, deps.config.readAuth);
+    if (trace.cache === 'hit' && ctx.method === 'GET') {
+      const bytes = ctx.length ?? 0;
+      ctx.res.once('finish', () => deps.metrics.cacheServedBytes.inc(bytes));
+    }
   });
 }

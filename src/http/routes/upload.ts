@@ -17,7 +17,10 @@ export function registerUploadRoutes(router: Router, deps: HttpDeps): void {
     });
     try {
       const upload = await validateUpload(raw);
-      await deps.publisher.publish(upload, who);
+      deps.metrics.uploads.inc({ outcome: await deps.publisher.publish(upload, who) });
+    } catch (err) {
+      deps.metrics.uploads.inc({ outcome: 'refused' });
+      throw err;
     } finally {
       await raw.cleanup();
     }

@@ -29,24 +29,12 @@ import type { ProjectName } from '../names.js';
 import type { IndexSource } from '../source.js';
 import { compareVersions, isPrerelease } from '../versions.js';
 import { FileDownload, strongestHash, VerificationError } from './file-download.js';
+import { openCacheDbs, type CacheDbs, type CachedFileRecord, type DocEntry } from './cache-records.js';
 import { RootList } from './root-list.js';
 import { upstreamFailure, type Fetched, type UpstreamSource, type Validators } from './upstream-source.js';
 
 type Key = (string | number)[];
 type Db<V> = Database<V, StoreKey>;
-
-interface DocEntry<T> {
-  value: T | null;
-  fetchedAt: number;
-  validators: Validators;
-}
-
-export interface CachedFileRecord {
-  sha256: string;
-  size: number;
-  fetchedAt: number;
-  lastAccess: number;
-}
 
 export interface CachedSourceOptions {
   pageTtl: number;
@@ -54,6 +42,9 @@ export interface CachedSourceOptions {
   notFoundTtl: number;
   offline: boolean;
   cacheDir: string;
+  dbs?: CacheDbs;
+  /** Keeps cached files under a size bound, when one is configured. */
+  budget?: { added(key: StoreKey, size: number): Promise<void> };
 }
 
 /** Counts what the cache does; the metrics endpoint reads it. */
@@ -85,8 +76,7 @@ export class CachedSource implements IndexSource {
     private readonly logger: Logger,
     private readonly events: CacheEvents = {},
   ) {
-    this.docs = meta.openDB<DocEntry<unknown>>('upstream-docs');
-    this.files = meta.openDB<CachedFileRecord>('upstream-files');
+    ({ docs: this.docs, files: this.files } = options.dbs ?? openCacheDbs(meta));
     this.root = new RootList(upstream, this.docs as Db<unknown>, options.cacheDir, options.rootTtl, options.offline, logger, () =>
       this.cachedProjectNames(),
     );
@@ -346,6 +336,7 @@ export class CachedSource implements IndexSource {
         this.events.bytesFetched?.(size);
         const now = Date.now();
         await this.files.put(key, { sha256, size, fetchedAt: now, lastAccess: now });
+        await this.options.budget?.added(key, size);
       },
     });
     download.finished.catch((err: Error) => {
@@ -358,6 +349,23 @@ export class CachedSource implements IndexSource {
       }
     });
     return download;
+  }
+
+  /** Resolves when every download under way has ended (used by a graceful stop). */
+  async drain(): Promise<void> {
+    const pending = [...this.downloads.values()].map((d) => d.then((x) => x.finished).catch(() => undefined));
+    await Promise.all(pending);
+  }
+
+  /** Bytes and files of cached upstream content (files, `.metadata`, `.asc`) recorded in the store. */
+  totals(): { bytes: number; files: number } {
+    let bytes = 0;
+    let files = 0;
+    for (const { value } of this.files.getRange()) {
+      bytes += value.size;
+      files += 1;
+    }
+    return { bytes, files };
   }
 
   private downloadError(filename: string, err: unknown): LarderError {

@@ -1,0 +1,34 @@
+/** One log line and one metrics sample per request: method, path, status, duration, cache state, bytes. */
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import type { Metrics } from '../metrics/metrics.js';
+
+const QUIET_PATHS = new Set(['/health', '/metrics']);
+
+export function requestLog(logger: Logger, metrics: Metrics) {
+  return async function logRequest(ctx: Context, next: Next): Promise<void> {
+    const start = process.hrtime.bigint();
+    const done = () => {
+      ctx.res.off('finish', done);
+      ctx.res.off('close', done);
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const route = typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched';
+      const status = ctx.res.writableFinished ? ctx.status : 499;
+      metrics.requests.inc({ route, method: ctx.method, status: String(status) });
+      metrics.requestDuration.observe({ route, method: ctx.method }, seconds);
+      const line = {
+        method: ctx.method,
+        path: ctx.path,
+        status,
+        ms: Math.round(seconds * 10_000) / 10,
+        cache: ctx.response.get('X-Larder-Cache') || undefined,
+        bytes: Number(ctx.response.get('Content-Length')) || undefined,
+      };
+      if (QUIET_PATHS.has(ctx.path)) logger.debug(line, 'request');
+      else logger.info(line, 'request');
+    };
+    ctx.res.once('finish', done);
+    ctx.res.once('close', done);
+    await next();
+  };
+}
