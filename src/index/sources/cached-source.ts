@@ -295,7 +295,7 @@ export class CachedSource implements IndexSource {
         try {
           const download = await downloadStarted;
           await download.started();
-          return download.follow();
+          return await download.follow();
         } catch (err) {
           throw this.downloadError(filename, err);
         }

@@ -112,9 +112,23 @@ export class FileDownload extends EventEmitter {
     if (this.state === 'failed' && this.written === 0) throw this.error!;
   }
 
-  /** A stream of the file's bytes from the start, following the download as it grows. */
-  follow(): Readable {
-    return Readable.from(this.readAll(), { objectMode: false, highWaterMark: 1 << 20 });
+  /**
+   * A stream of the file's bytes from the start, following the download as it grows. Resolves once the
+   * first bytes can be sent and rejects if the download fails before that, so a caller that has sent
+   * nothing yet can still answer with an error status instead of an empty, broken 200.
+   */
+  async follow(): Promise<Readable> {
+    const chunks = this.readAll();
+    const first = await chunks.next();
+    async function* all(): AsyncGenerator<Buffer> {
+      if (first.done) return;
+      yield first.value;
+      yield* chunks;
+    }
+    const stream = Readable.from(all(), { objectMode: false, highWaterMark: 1 << 20 });
+    // Closes the file handle even when the stream is destroyed before it was read.
+    stream.once('close', () => void chunks.return(undefined).catch(() => {}));
+    return stream;
   }
 
   private async *readAll(): AsyncGenerator<Buffer> {
@@ -122,16 +136,21 @@ export class FileDownload extends EventEmitter {
     try {
       handle = await open(this.tmpPath, 'r');
     } catch (err) {
-      // Already renamed into the blob store.
-      if (this.state !== 'done') throw this.error ?? err;
-      handle = await open(this.result!.path, 'r');
+      if (this.state === 'failed') throw this.error ?? err;
+      // Renamed into the blob store meanwhile (the rename comes before `result` and `done` are set):
+      // wait for the commit to finish, then read the blob.
+      const result = await this.finished;
+      handle = await open(result.path, 'r');
     }
     try {
       let position = 0;
       const buffer = Buffer.allocUnsafe(1 << 20);
       for (;;) {
         if (this.state === 'failed') throw this.error!;
-        const available = (this.state === 'done' ? this.result!.size : this.written) - position;
+        // The last byte is held back until the file is verified: a client never receives a complete
+        // response whose content failed (or has not yet passed) verification.
+        const end = this.state === 'done' ? this.result!.size : Math.max(0, this.written - 1);
+        const available = end - position;
         if (available > 0) {
           const { bytesRead } = await handle.read(buffer, 0, Math.min(available, buffer.length), position);
           if (bytesRead === 0) throw new Error('download file shrank while it was read');
