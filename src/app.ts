@@ -127,7 +127,7 @@ export async function createLarder(config: Config, options: { logger?: Logger } 
     meta,
     blobs,
     authenticator: new Authenticator(meta),
-    publisher: new Publisher(meta, blobs, cached),
+    publisher: new Publisher(meta, blobs, cached, new Set(config.mergeAllowList)),
     logger,
     metrics,
     rendered: new RenderedCache(config.memoryCacheSize),
@@ -145,6 +145,11 @@ export async function createLarder(config: Config, options: { logger?: Logger } 
   registerUploadRoutes(router, deps);
   registerAdminRoutes(router, deps, new ProjectAdmin(meta));
 
+  koa.on('error', (err: NodeJS.ErrnoException) => {
+    // A client that goes away mid-response is routine, not a server error.
+    if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') logger.debug({ err: err.message }, 'client went away');
+    else logger.warn({ err }, 'response failed');
+  });
   let inflight = 0;
   koa.use(async (ctx, next) => {
     inflight++;

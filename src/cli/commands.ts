@@ -8,6 +8,7 @@ import { BlobStore } from '../store/blob-store.js';
 import { cacheStats, collectGarbage, purgeCache } from '../index/cache-maintenance.js';
 import { parseDuration, type Config } from '../config/schema.js';
 import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
+import { TRANSFER_COMMANDS } from './transfer-commands.js';
 
 export interface Io {
   out: (line: string) => void;
@@ -20,6 +21,8 @@ type Handler = (argv: string[], io: Io) => Promise<void>;
 export interface Command {
   usage: string;
   summary: string;
+  /** More help, shown by `--help` after the summary. */
+  description?: string;
   options?: Parameters<typeof parseCommand>[1];
   minArgs: number;
   maxArgs: number;
@@ -212,10 +215,11 @@ export const COMMANDS: Record<string, Command> = {
       io.out(`allowed ${admin(meta).allowName(name!, CLI_IDENTITY)}`);
     },
   },
+  ...TRANSFER_COMMANDS,
 };
 
 export function commandHelp(name: string, command: Command): string {
-  return `usage: ${command.usage}\n\n${command.summary}\n\nData directory and other settings:\n${CONFIG_FLAGS_HELP}`;
+  return `usage: ${command.usage}\n\n${command.summary}${command.description ? `\n\n${command.description}` : ''}\n\nData directory and other settings:\n${CONFIG_FLAGS_HELP}`;
 }
 
 export const runStoreCommand = (name: string, command: Command): Handler => async (argv, io) => {

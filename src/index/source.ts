@@ -17,6 +17,6 @@ export interface IndexSource {
   lastSerial(): Promise<number>;
   getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null>;
   /** The JSON-API view of a project; null when unknown. */
-  getReleases(name: ProjectName, trace?: SourceTrace): Promise<ProjectReleases | null>;
+  getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null>;
   openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null>;
 }

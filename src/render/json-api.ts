@@ -27,7 +27,7 @@
  */
 import type { ProjectReleases, Release, ReleaseFile } from '../index/model.js';
 import { compareCodePoints, toWireJson } from './json-wire.js';
-import { latestRelease, findRelease } from './release-choice.js';
+import { latestRelease, findRelease } from '../index/release-choice.js';
 import { coreMetadata } from './simple-fields.js';
 import { isoUploadTime, naiveUploadTime } from './timestamps.js';
 import { fileUrl, projectUrl, releaseUrl } from './urls.js';

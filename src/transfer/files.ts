@@ -54,14 +54,13 @@ export function* readLinesSync(path: string): Generator<string> {
     for (;;) {
       const n = readSync(fd, chunk, 0, CHUNK, null);
       if (n === 0) break;
-      let data = rest.length ? Buffer.concat([rest, chunk.subarray(0, n)]) : Buffer.from(chunk.subarray(0, n));
+      const data = rest.length ? Buffer.concat([rest, chunk.subarray(0, n)]) : Buffer.from(chunk.subarray(0, n));
       let start = 0;
       for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
         yield data.toString('utf8', start, nl);
         start = nl + 1;
       }
       rest = data.subarray(start);
-      data = Buffer.alloc(0);
     }
     if (rest.length) yield rest.toString('utf8');
   } finally {

@@ -26,7 +26,7 @@ export interface ProgressOptions {
 export class Progress {
   private files = 0;
   private bytes = 0;
-  private lastDraw = -Infinity;
+  private lastDraw: number;
   private drawn = false;
   private finished = false;
   private readonly started: number;
@@ -39,11 +39,14 @@ export class Progress {
     this.started = this.now();
     this.tty = options.stream.isTTY === true;
     this.interval = this.tty ? 100 : (options.intervalMs ?? 2000);
+    // A bar shows at once; the first plain line only after an interval (a short run prints just its last line).
+    this.lastDraw = this.tty ? -Infinity : this.started;
   }
 
-  setTotals(totalFiles: number | undefined, totalBytes: number | undefined): void {
-    this.options.totalFiles = totalFiles;
-    this.options.totalBytes = totalBytes;
+  /** Sets the totals that are known (a total left out keeps its value). */
+  setTotals(totals: { files?: number; bytes?: number }): void {
+    if (totals.files !== undefined) this.options.totalFiles = totals.files;
+    if (totals.bytes !== undefined) this.options.totalBytes = totals.bytes;
   }
 
   /** Adds to the counts (bytes as they stream; a file when one is complete). */

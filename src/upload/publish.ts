@@ -38,6 +38,8 @@ export class Publisher {
     private readonly meta: MetaStore,
     private readonly blobs: BlobStore,
     private readonly upstreamNames: UpstreamNames | null,
+    /** Names configured to merge with the upstream project: creating them privately is the point. */
+    private readonly mergeAllowList: ReadonlySet<string> = new Set(),
   ) {}
 
   private async checkPermission(upload: ValidatedUpload, who: Identity): Promise<void> {
@@ -50,12 +52,12 @@ export class Publisher {
           : `The user '${who.user}' isn't allowed to upload to project '${record?.displayName ?? upload.name}'.`,
       );
     }
-    if (record || !this.upstreamNames || this.meta.isNameAllowed(upload.project)) return;
+    if (record || !this.upstreamNames || this.meta.isNameAllowed(upload.project) || this.mergeAllowList.has(upload.project)) return;
     if (await this.upstreamNames.exists(upload.project)) {
       throw conflict(
         'name_exists_upstream',
         `The name '${upload.name}' conflicts with an existing project on the upstream index. ` +
-          `An administrator can allow it with: larder project allow-name ${upload.project}`,
+          `An administrator can allow it with 'larder project allow-name ${upload.project}' or POST /api/allowed-names.`,
       );
     }
   }

@@ -201,7 +201,7 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
 
   test('mergeAllowList merges the upstream files into the private project of that name', async () => {
     const l = await larder({ mergeAllowList: ['shared-lib'] });
-    assert.equal((await allowName(l, 'shared-lib', admin)).status, 200);
+    // Naming a project for merging is what allows creating it privately: no separate allow-name needed.
     const res = await upload(l, dists.sharedPrivate!);
     assert.equal(res.status, 200, await res.text());
     up.clearLog();
@@ -255,6 +255,21 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
     const root = json<{ projects: { name: string }[] }>(jsonRes);
     assert.deepEqual(root.projects.map((p) => normalizeName(p.name)).sort(), expected);
     assert.ok(Number(jsonRes.headers['x-pypi-last-serial']) >= up.lastSerial);
+  });
+
+  test('/simple/ with the upstream down and no stored upstream list lists the private and cached projects', async () => {
+    const l = await larder();
+    assert.equal((await upload(l, dists.newName!)).status, 200);
+    assert.equal((await get(`${l.url}/simple/other-lib/`)).status, 200);
+    await up.setFault({ kind: 'down' });
+    try {
+      const res = await get(`${l.url}/simple/`, { Accept: PIP_ACCEPT });
+      assert.equal(res.status, 200, res.body.toString());
+      const names = json<{ projects: { name: string }[] }>(res).projects.map((p) => normalizeName(p.name)).sort();
+      assert.deepEqual(names, ['brand-new-name', 'other-lib']);
+    } finally {
+      await up.setFault(null);
+    }
   });
 
   test('offline mode: no upstream request at all; cached items served; uncached → 404 saying larder is offline', async () => {

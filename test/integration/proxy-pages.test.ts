@@ -386,7 +386,6 @@ describe('caching proxy: index pages', () => {
 
   test(
     'JSON API: /pypi/<p>/<v>/json of an older release carries that release\'s metadata (upstream /pypi/<p>/<v>/json or its .metadata)',
-    { todo: 'larder renders it from the project document, which has metadata for the latest release only: requires_dist is null' },
     async () => {
       const l = await larder();
       const release = await get(`${l.url}/pypi/app/1.0/json`);
@@ -395,6 +394,16 @@ describe('caching proxy: index pages', () => {
       assert.equal(rel.info.version, '1.0');
       assert.equal(rel.info.summary, 'the app');
       assert.deepEqual(rel.info.requires_dist, ['appdep']);
+
+      const noApi = await startFakeUpstream({ jsonApi: false });
+      upstreams.push(noApi);
+      noApi.addProject('App', [app, app2]);
+      const built = await larder({ upstreamJsonApi: null }, noApi);
+      const old = await get(`${built.url}/pypi/app/1.0/json`);
+      assert.equal(old.status, 200, old.body.toString());
+      const fromMetadata = JSON.parse(old.body.toString()) as { info: { version: string; summary: string; requires_dist: string[] | null } };
+      assert.equal(fromMetadata.info.summary, 'the app');
+      assert.deepEqual(fromMetadata.info.requires_dist, ['appdep']);
     },
   );
 

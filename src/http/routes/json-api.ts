@@ -27,7 +27,7 @@ export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
     const trace: SourceTrace = {};
     let doc;
     try {
-      doc = await deps.source.getReleases(name, trace);
+      doc = await deps.source.getReleases(name, trace, version ?? undefined);
     } catch (err) {
       if (err instanceof LarderError) throw jsonError(err);
       throw err;

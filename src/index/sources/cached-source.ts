@@ -13,6 +13,7 @@ import type { BlobStore } from '../../store/blob-store.js';
 import type { MetaStore, StoreKey } from '../../store/meta-store.js';
 import { UpstreamError } from '../../upstream/client.js';
 import { parseCoreMetadata, releasesFromPage } from '../../upstream/json-api-from-simple.js';
+import { isPlaceholderMetadata } from '../../upstream/parse-json-api.js';
 import { contentTypeFor } from '../filenames.js';
 import type {
   CacheState,
@@ -22,12 +23,13 @@ import type {
   ProjectListEntry,
   ProjectPage,
   ProjectReleases,
+  Release,
   ReleaseMetadata,
   SourceTrace,
 } from '../model.js';
 import type { ProjectName } from '../names.js';
 import type { IndexSource } from '../source.js';
-import { compareVersions, isPrerelease } from '../versions.js';
+import { findRelease, latestRelease } from '../release-choice.js';
 import { FileDownload, strongestHash, VerificationError } from './file-download.js';
 import { openCacheDbs, type CacheDbs, type CachedFileRecord, type DocEntry } from './cache-records.js';
 import { RootList } from './root-list.js';
@@ -66,6 +68,7 @@ export class CachedSource implements IndexSource {
   private readonly inflight = new Map<string, Promise<{ value: unknown; state: CacheState }>>();
   private readonly downloads = new Map<string, Promise<FileDownload>>();
   private readonly built = new WeakMap<ProjectPage, Promise<ProjectReleases>>();
+  private readonly perVersion = new WeakMap<ProjectReleases, Map<string, Promise<ProjectReleases>>>();
   private readonly root: RootList;
 
   constructor(
@@ -77,8 +80,15 @@ export class CachedSource implements IndexSource {
     private readonly events: CacheEvents = {},
   ) {
     ({ docs: this.docs, files: this.files } = options.dbs ?? openCacheDbs(meta));
-    this.root = new RootList(upstream, this.docs as Db<unknown>, options.cacheDir, options.rootTtl, options.offline, logger, () =>
-      this.cachedProjectNames(),
+    this.root = new RootList(
+      upstream,
+      this.docs as Db<unknown>,
+      options.cacheDir,
+      options.rootTtl,
+      options.offline,
+      logger,
+      () => this.cachedProjectNames(),
+      () => this.docs.getCount({ start: ['page'], end: ['page\u0000'] }),
     );
   }
 
@@ -209,7 +219,12 @@ export class CachedSource implements IndexSource {
     );
   }
 
-  async getReleases(name: ProjectName, trace?: SourceTrace): Promise<ProjectReleases | null> {
+  async getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
+    const doc = await this.projectReleases(name, trace);
+    return doc && forVersion !== undefined ? this.withReleaseMetadata(doc, forVersion) : doc;
+  }
+
+  private async projectReleases(name: ProjectName, trace?: SourceTrace): Promise<ProjectReleases | null> {
     if (this.upstream.jsonApiUrl) {
       const doc = await this.cachedDocument<ProjectReleases>(
         ['releases', name],
@@ -233,20 +248,59 @@ export class CachedSource implements IndexSource {
   /** For an upstream without a JSON API: releases from the simple page, `info` from the latest release's `.metadata`. */
   private async buildReleases(page: ProjectPage): Promise<ProjectReleases> {
     const draft = releasesFromPage(page);
-    const candidates = draft.releases.filter((r) => r.files.length > 0 && !r.yanked);
-    const finals = candidates.filter((r) => !isPrerelease(r.version));
-    const latest = (finals.length ? finals : candidates).sort((a, b) => compareVersions(b.version, a.version))[0];
-    const withMetadata = latest?.files.find((f) => f.coreMetadata !== false);
-    if (!latest || !withMetadata) return draft;
+    const latest = latestRelease(draft.releases.filter((r) => r.files.length > 0));
+    const metadata = latest && (await this.coreMetadataOf(page.name, latest));
+    return metadata ? releasesFromPage(page, new Map([[latest.version, metadata]])) : draft;
+  }
+
+  /**
+   * A project document whose entry for `version` carries that release's own metadata: the JSON API
+   * document (and one built from the simple page) only has it for the latest release.
+   */
+  private withReleaseMetadata(doc: ProjectReleases, version: string): Promise<ProjectReleases> {
+    const release = findRelease(doc.releases, version);
+    if (!release || !isPlaceholderMetadata(release.metadata)) return Promise.resolve(doc);
+    let known = this.perVersion.get(doc);
+    if (!known) this.perVersion.set(doc, (known = new Map()));
+    let filled = known.get(release.version);
+    if (!filled) {
+      filled = this.releaseMetadata(doc.name, release).then((metadata) =>
+        metadata ? { ...doc, releases: doc.releases.map((r) => (r === release ? { ...r, metadata } : r)) } : doc,
+      );
+      known.set(release.version, filled);
+    }
+    return filled;
+  }
+
+  private async releaseMetadata(name: ProjectName, release: Release): Promise<ReleaseMetadata | null> {
+    if (this.upstream.jsonApiUrl) {
+      const answer = await this.cachedDocument<ReleaseMetadata>(
+        ['release', name, release.version],
+        `the JSON API document of ${name} ${release.version}`,
+        async (v) => {
+          const fetched = await this.upstream.fetchRelease(name, release.version, v);
+          return fetched.status === 'ok' ? { ...fetched, value: fetched.value.release.metadata } : fetched;
+        },
+        (fresh) => fresh,
+        undefined,
+      ).catch(() => null);
+      if (answer) return answer;
+    }
+    return this.coreMetadataOf(name, release);
+  }
+
+  /** The release's metadata read from the `.metadata` file of one of its distributions, when one has it. */
+  private async coreMetadataOf(name: ProjectName, release: Release): Promise<ReleaseMetadata | null> {
+    const file = release.files.find((f) => f.coreMetadata !== false);
+    if (!file) return null;
     try {
-      const body = await this.openFile(page.name, withMetadata.filename, 'metadata');
-      if (!body) return draft;
-      const path = body.kind === 'disk' ? body.path : (await this.completeDownload(page.name, withMetadata.filename, 'metadata')).path;
-      const metadata: ReleaseMetadata = parseCoreMetadata(await readFile(path, 'utf8'));
-      return releasesFromPage(page, new Map([[latest.version, metadata]]));
+      const body = await this.openFile(name, file.filename, 'metadata');
+      if (!body) return null;
+      const path = body.kind === 'disk' ? body.path : (await this.completeDownload(name, file.filename, 'metadata')).path;
+      return parseCoreMetadata(await readFile(path, 'utf8'));
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message, project: page.name }, 'could not read core metadata for the JSON API document');
-      return draft;
+      this.logger.warn({ err: (err as Error).message, project: name, version: release.version }, 'could not read core metadata for the JSON API document');
+      return null;
     }
   }
 

@@ -66,9 +66,9 @@ export class OverlaySource implements IndexSource {
     };
   }
 
-  async getReleases(name: ProjectName, trace?: SourceTrace): Promise<ProjectReleases | null> {
+  async getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
     const own = await this.privateSource.getReleases(name);
-    if (!own) return this.upstream ? this.upstream.getReleases(name, trace) : null;
+    if (!own) return this.upstream ? this.upstream.getReleases(name, trace, forVersion) : null;
     if (!this.merges(name)) return own;
     const theirs = await this.upstream!.getReleases(name, trace).catch(() => null);
     if (!theirs) return own;

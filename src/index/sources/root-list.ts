@@ -10,7 +10,7 @@ import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
 import type { StoreKey } from '../../store/meta-store.js';
 import type { ProjectListEntry } from '../model.js';
-import { upstreamFailure, type UpstreamSource, type Validators } from './upstream-source.js';
+import type { UpstreamSource, Validators } from './upstream-source.js';
 
 interface RootRecord {
   fetchedAt: number;
@@ -34,6 +34,8 @@ export class RootList {
     private readonly logger: Logger,
     /** Names of cached projects: the list offered when there is no stored upstream list and no way to get one. */
     private readonly cachedNames: () => Iterable<string>,
+    /** How many cached projects there are (part of that list's version). */
+    private readonly cachedCount: () => number,
   ) {
     this.path = join(cacheDir, 'upstream-root.txt');
   }
@@ -55,12 +57,14 @@ export class RootList {
       try {
         await this.refreshing;
       } catch (err) {
-        if (!have) throw upstreamFailure('the project list', err);
-        this.logger.warn({ err: (err as Error).message }, 'upstream project list refresh failed; serving the stored list');
+        this.logger.warn(
+          { err: (err as Error).message },
+          have ? 'upstream project list refresh failed; serving the stored list' : 'upstream project list unavailable; listing the cached projects',
+        );
       }
     }
     const now = this.record();
-    if (!now || !(await this.haveFile())) return 'cached-projects';
+    if (!now || !(await this.haveFile())) return `cached-projects:${this.cachedCount()}`;
     return `root:${now.fetchedAt}:${now.count}`;
   }
 

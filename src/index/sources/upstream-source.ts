@@ -5,7 +5,7 @@
  */
 import { LarderError } from '../../errors.js';
 import { decodedBody, UpstreamClient, UpstreamError, type UpstreamResponse } from '../../upstream/client.js';
-import { parseJsonApi } from '../../upstream/parse-json-api.js';
+import { parseJsonApi, parseReleaseJson, type ReleaseDocument } from '../../upstream/parse-json-api.js';
 import { parseProjectPage } from '../../upstream/parse-project-page.js';
 import { parseRootHtmlStream, parseRootJsonStream } from '../../upstream/parse-root.js';
 import type { ProjectListEntry, ProjectPage, ProjectReleases } from '../model.js';
@@ -149,6 +149,28 @@ export class UpstreamSource {
       throw new UpstreamError(`sent the project list as ${JSON.stringify(type)}, which is not a simple index type`, 'invalid');
     }
     return { status: 'ok', entries, validators: validatorsOf(res), serial: headerSerial(res) };
+  }
+
+  /** `/pypi/<p>/<v>/json`: one release's own metadata. */
+  async fetchRelease(name: ProjectName, version: string, validators?: Validators): Promise<Fetched<ReleaseDocument>> {
+    if (!this.jsonApiUrl) return { status: 'not-found' };
+    const url = new URL(`${encodeURIComponent(name)}/${encodeURIComponent(version)}/json`, this.jsonApiUrl).toString();
+    const res = await this.client.get(url, { accept: 'application/json', 'accept-encoding': 'gzip, deflate', ...conditionalHeaders(validators) });
+    if (res.status === 304) {
+      await res.body.dump();
+      return { status: 'not-modified' };
+    }
+    if (res.status === 404 || res.status === 410) {
+      await res.body.dump();
+      return { status: 'not-found' };
+    }
+    if (res.status !== 200) return unexpected(res);
+    const text = await readText(res);
+    try {
+      return { status: 'ok', value: parseReleaseJson(text, { pageUrl: url, headerSerial: headerSerial(res) }), validators: validatorsOf(res) };
+    } catch (err) {
+      throw new UpstreamError(`sent a JSON API document larder cannot read: ${(err as Error).message}`, 'invalid');
+    }
   }
 
   /** Starts a file download; the caller consumes or dumps the body. */

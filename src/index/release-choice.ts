@@ -1,6 +1,6 @@
 /** Which release a JSON API document describes. */
-import type { Release } from '../index/model.js';
-import { canonicalVersion, compareVersions, isPrerelease, isValidVersion } from '../index/versions.js';
+import type { Release } from './model.js';
+import { canonicalVersion, compareVersions, isPrerelease, isValidVersion } from './versions.js';
 
 /** Warehouse's `is_prerelease` order: finals, then pre-releases, then versions it cannot parse (NULL). */
 function kindRank(version: string): number {
