@@ -27,7 +27,7 @@ export type PublishResult =
   | { outcome: 'reused-filename' };
 
 export interface PublishInput {
-  project: { name: string; displayName: string };
+  project: { name: string; displayName: string; serialBase?: number };
   release: { version: string; metadata: Record<string, unknown> };
   file: FileRecord;
   user: string | null;
@@ -167,6 +167,7 @@ export class MetaStore {
           displayName: project.displayName,
           createdAt: now,
           serial: 0,
+          ...(project.serialBase ? { serialBase: project.serialBase } : {}),
           owners: user ? [user] : [],
           maintainers: [],
         });

@@ -6,6 +6,12 @@ export interface ProjectRecord {
   displayName: string;
   createdAt: string;
   serial: number;
+  /**
+   * The upstream's serial for this name when the private project was created over it (decision 8 allows
+   * that); added to larder's serial so the project's serial never goes down for a client that saw the
+   * upstream project before.
+   */
+  serialBase?: number;
   owners: string[];
   maintainers: string[];
 }

@@ -17,6 +17,8 @@ import type { ValidatedUpload } from './types.js';
 /** Answers whether a name exists on the upstream index (decision 8). The proxy fills it with the real upstream. */
 export interface UpstreamNames {
   exists(name: ProjectName): Promise<boolean>;
+  /** The upstream serial larder has seen for the name (0 if none), without asking the upstream. */
+  knownSerial(name: ProjectName): number;
 }
 
 export type PublishOutcome = 'created' | 'identical';
@@ -86,7 +88,7 @@ export class Publisher {
     // Releases are keyed by the normalized version (`1.0RC1` is release `1.0rc1`), as on PyPI.
     const version = normalizeVersion(upload.version);
     const result = this.meta.publishFile({
-      project: { name: upload.project, displayName: upload.name },
+      project: { name: upload.project, displayName: upload.name, serialBase: this.upstreamNames?.knownSerial(upload.project) ?? 0 },
       release: { version, metadata: { ...upload.metadata, version } },
       user: who.user,
       file: {

@@ -178,8 +178,11 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
     const accepted = await upload(l, dists.publicLibPrivate!);
     assert.equal(accepted.status, 200, await accepted.text());
     // And now the private project shadows the upstream one.
-    const doc = json<SimpleDoc>(await get(`${l.url}/simple/public-lib/`, { Accept: PIP_ACCEPT }));
+    const shadowed = await get(`${l.url}/simple/public-lib/`, { Accept: PIP_ACCEPT });
+    const doc = json<SimpleDoc>(shadowed);
     assert.deepEqual(doc.files.map((f) => f.filename), [dists.publicLibPrivate!.filename]);
+    // Clients saw the upstream project's serial (2000) before: the project's serial does not go down.
+    assert.ok(Number(shadowed.headers['x-pypi-last-serial']) > 2000, String(shadowed.headers['x-pypi-last-serial']));
 
     // A name the upstream does not have needs nothing.
     assert.equal((await upload(l, dists.newName!)).status, 200);

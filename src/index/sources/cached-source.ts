@@ -125,6 +125,10 @@ export class CachedSource implements IndexSource {
     }
   }
 
+  knownSerial(name: ProjectName): number {
+    return this.entry<ProjectPage>(['page', name])?.value?.serial ?? 0;
+  }
+
   private entry<T>(key: Key): DocEntry<T> | undefined {
     const id = key.join('\u0000');
     let entry = this.memory.get(id);

@@ -2,7 +2,7 @@
 import { LRUCache } from 'lru-cache';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { MetaStore } from '../../store/meta-store.js';
-import type { FileRecord, ReleaseRecord } from '../../store/records.js';
+import type { FileRecord, ProjectRecord, ReleaseRecord } from '../../store/records.js';
 import { contentTypeFor } from '../filenames.js';
 import type {
   FileBody,
@@ -36,7 +36,7 @@ export class PrivateSource implements IndexSource {
   }
 
   async *listProjects(): AsyncIterable<ProjectListEntry> {
-    for (const p of this.meta.listProjects()) yield { name: p.displayName, serial: p.serial };
+    for (const p of this.meta.listProjects()) yield { name: p.displayName, serial: projectSerial(p) };
   }
 
   async lastSerial(): Promise<number> {
@@ -47,13 +47,13 @@ export class PrivateSource implements IndexSource {
     const project = this.meta.getProject(name);
     if (!project) return null;
     const known = this.pages.get(name);
-    if (known && known.serial === project.serial) return known;
+    if (known && known.serial === projectSerial(project)) return known;
     const releases = new Map(this.meta.getReleases(name).map((r) => [r.version, r]));
     const files = this.meta.getFiles(name).map((f) => toFileEntry(f, releases.get(f.version)));
     const page: ProjectPage = {
       name,
       displayName: project.displayName,
-      serial: project.serial,
+      serial: projectSerial(project),
       files,
       versions: [...releases.keys()],
       origin: 'private',
@@ -76,7 +76,7 @@ export class PrivateSource implements IndexSource {
     return {
       name,
       displayName: project.displayName,
-      serial: project.serial,
+      serial: projectSerial(project),
       releases,
       ownership: {
         roles: [
@@ -99,6 +99,11 @@ export class PrivateSource implements IndexSource {
       variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
     return { kind: 'disk', path: this.blobs.pathFor(sha256), size, etag: `"${sha256}"`, contentType };
   }
+}
+
+/** The serial clients see: larder's, on top of the upstream's when the project took over an upstream name. */
+function projectSerial(project: ProjectRecord): number {
+  return project.serial + (project.serialBase ?? 0);
 }
 
 function toFileEntry(f: FileRecord, release: ReleaseRecord | undefined): FileEntry {
