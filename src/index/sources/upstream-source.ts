@@ -82,51 +82,61 @@ export class UpstreamSource {
     return new URL(`${encodeURIComponent(name)}/`, this.indexUrl).toString();
   }
 
-  async fetchProject(name: ProjectName, validators?: Validators): Promise<Fetched<ProjectPage>> {
-    const url = this.projectUrl(name);
-    const res = await this.client.get(url, { accept: PAGE_ACCEPT, 'accept-encoding': 'gzip, deflate', ...conditionalHeaders(validators) });
-    if (res.status === 304) {
+  /**
+   * The conditional GET every document shares: 304 → not-modified, 404/410 → not-found, 200 → the body
+   * parsed by `parse` (a parse failure is the upstream's fault), anything else → an error.
+   */
+  private async fetchDocument<T>(
+    url: string,
+    accept: string,
+    validators: Validators | undefined,
+    what: string,
+    parse: (text: string, res: UpstreamResponse) => T,
+  ): Promise<Fetched<T>> {
+    const res = await this.client.get(url, { accept, 'accept-encoding': 'gzip, deflate', ...conditionalHeaders(validators) });
+    if (res.status === 304 || res.status === 404 || res.status === 410) {
       await res.body.dump();
-      return { status: 'not-modified' };
-    }
-    if (res.status === 404 || res.status === 410) {
-      await res.body.dump();
-      return { status: 'not-found' };
+      return { status: res.status === 304 ? 'not-modified' : 'not-found' };
     }
     if (res.status !== 200) return unexpected(res);
     const text = await readText(res);
+    let value: T;
     try {
-      const page = parseProjectPage(text, res.headers['content-type'] ?? '', { pageUrl: url, headerSerial: headerSerial(res), projectName: name });
-      return { status: 'ok', value: { ...page, name, origin: 'upstream' }, validators: validatorsOf(res) };
+      value = parse(text, res);
     } catch (err) {
-      throw new UpstreamError(`sent a project page larder cannot read: ${(err as Error).message}`, 'invalid');
+      throw new UpstreamError(`sent ${what} larder cannot read: ${(err as Error).message}`, 'invalid');
     }
+    return { status: 'ok', value, validators: validatorsOf(res) };
+  }
+
+  fetchProject(name: ProjectName, validators?: Validators): Promise<Fetched<ProjectPage>> {
+    const url = this.projectUrl(name);
+    return this.fetchDocument(url, PAGE_ACCEPT, validators, 'a project page', (text, res) => {
+      const page = parseProjectPage(text, res.headers['content-type'] ?? '', { pageUrl: url, headerSerial: headerSerial(res), projectName: name });
+      return { ...page, name, origin: 'upstream' as const };
+    });
   }
 
   /** The JSON API document; not-found also when the upstream has no JSON API (the caller builds one). */
   async fetchReleases(name: ProjectName, validators?: Validators): Promise<Fetched<ProjectReleases>> {
     if (!this.jsonApiUrl) return { status: 'not-found' };
     const url = new URL(`${encodeURIComponent(name)}/json`, this.jsonApiUrl).toString();
-    const res = await this.client.get(url, { accept: 'application/json', 'accept-encoding': 'gzip, deflate', ...conditionalHeaders(validators) });
-    if (res.status === 304) {
-      await res.body.dump();
-      return { status: 'not-modified' };
-    }
-    if (res.status === 404 || res.status === 410) {
-      await res.body.dump();
-      return { status: 'not-found' };
-    }
-    if (res.status !== 200) return unexpected(res);
-    const text = await readText(res);
-    try {
-      const doc = parseJsonApi(text, { pageUrl: url, headerSerial: headerSerial(res) });
-      return { status: 'ok', value: { ...doc, name }, validators: validatorsOf(res) };
-    } catch (err) {
-      throw new UpstreamError(`sent a JSON API document larder cannot read: ${(err as Error).message}`, 'invalid');
-    }
+    return this.fetchDocument(url, 'application/json', validators, 'a JSON API document', (text, res) => ({
+      ...parseJsonApi(text, { pageUrl: url, headerSerial: headerSerial(res) }),
+      name,
+    }));
   }
 
-  /** The root list, parsed as it streams in; `onMeta` receives the response's validators and serial first. */
+  /** `/pypi/<p>/<v>/json`: one release's own metadata. */
+  async fetchRelease(name: ProjectName, version: string, validators?: Validators): Promise<Fetched<ReleaseDocument>> {
+    if (!this.jsonApiUrl) return { status: 'not-found' };
+    const url = new URL(`${encodeURIComponent(name)}/${encodeURIComponent(version)}/json`, this.jsonApiUrl).toString();
+    return this.fetchDocument(url, 'application/json', validators, 'a JSON API document', (text, res) =>
+      parseReleaseJson(text, { pageUrl: url, headerSerial: headerSerial(res) }),
+    );
+  }
+
+  /** The root list, parsed as it streams in. */
   async fetchRoot(validators?: Validators): Promise<
     | { status: 'ok'; entries: AsyncIterable<ProjectListEntry>; validators: Validators; serial: number | undefined }
     | { status: 'not-modified' }
@@ -149,28 +159,6 @@ export class UpstreamSource {
       throw new UpstreamError(`sent the project list as ${JSON.stringify(type)}, which is not a simple index type`, 'invalid');
     }
     return { status: 'ok', entries, validators: validatorsOf(res), serial: headerSerial(res) };
-  }
-
-  /** `/pypi/<p>/<v>/json`: one release's own metadata. */
-  async fetchRelease(name: ProjectName, version: string, validators?: Validators): Promise<Fetched<ReleaseDocument>> {
-    if (!this.jsonApiUrl) return { status: 'not-found' };
-    const url = new URL(`${encodeURIComponent(name)}/${encodeURIComponent(version)}/json`, this.jsonApiUrl).toString();
-    const res = await this.client.get(url, { accept: 'application/json', 'accept-encoding': 'gzip, deflate', ...conditionalHeaders(validators) });
-    if (res.status === 304) {
-      await res.body.dump();
-      return { status: 'not-modified' };
-    }
-    if (res.status === 404 || res.status === 410) {
-      await res.body.dump();
-      return { status: 'not-found' };
-    }
-    if (res.status !== 200) return unexpected(res);
-    const text = await readText(res);
-    try {
-      return { status: 'ok', value: parseReleaseJson(text, { pageUrl: url, headerSerial: headerSerial(res) }), validators: validatorsOf(res) };
-    } catch (err) {
-      throw new UpstreamError(`sent a JSON API document larder cannot read: ${(err as Error).message}`, 'invalid');
-    }
   }
 
   /** Starts a file download; the caller consumes or dumps the body. */
