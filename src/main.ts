@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 /** CLI entry: `larder serve`, `larder user …`, `larder token …`, `larder project …`. */
-import { createLarder } from './app.js';
 import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './cli/args.js';
 import { COMMANDS, runStoreCommand, type Io } from './cli/commands.js';
 import { describeConfig } from './config/load.js';
@@ -19,6 +18,8 @@ async function serve(argv: string[], io: Io): Promise<void> {
   const { values, positionals, config } = parseCommand(argv, {}, io.env);
   if (values.help) return io.out(SERVE_USAGE);
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'; usage: larder serve [settings]`);
+  // Loaded here so that the store commands do not pay for the HTTP stack.
+  const { createLarder } = await import('./app.js');
   const larder = await createLarder(config());
   const url = await larder.listen();
   larder.logger.info({ config: describeConfig(larder.config) }, 'configuration');

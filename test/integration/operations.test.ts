@@ -99,7 +99,7 @@ describe('operations', () => {
       await new Promise((resolve) => setTimeout(resolve, 400));
       server.child.kill('SIGTERM');
       assert.equal(sha256(await body), big.sha256, 'the client got every byte');
-      assert.equal(await server.exited, 0, server.output());
+      assert.equal((await server.exited).code, 0, server.output());
       assert.ok(existsSync(new BlobStore(data).pathFor(big.sha256)), 'the verified download was kept');
       assert.match(server.output(), /SIGTERM/);
     } finally {
