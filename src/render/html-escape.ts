@@ -2,5 +2,7 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 
 /** Escapes text and attribute values the way Jinja's autoescape does. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ENTITIES[char]!);
+  return NEEDS_ESCAPE.test(text) ? text.replace(/[&<>"']/g, (char) => ENTITIES[char]!) : text;
 }
+
+const NEEDS_ESCAPE = /[&<>"']/;

@@ -3,6 +3,7 @@
  * with strong ETags, single byte ranges (suffix ranges too), 206/416, and immutable caching.
  */
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, LarderError, notFound } from '../../errors.js';
@@ -77,16 +78,33 @@ export async function sendFileBody(ctx: Context, body: FileBody, privateReads: b
       'Content-Range': `bytes */${body.size}`,
     });
   }
-  if (range) {
-    ctx.status = 206;
-    ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${body.size}`);
-    ctx.length = range.end - range.start + 1;
-    if (ctx.method !== 'HEAD') ctx.body = createReadStream(body.path, range);
-    return;
+  const { start, end } = range ?? { start: 0, end: body.size - 1 };
+  ctx.status = range ? 206 : 200;
+  if (range) ctx.set('Content-Range', `bytes ${start}-${end}/${body.size}`);
+  ctx.length = end - start + 1;
+  if (ctx.method !== 'HEAD') ctx.body = await readBody(body.path, start, end);
+}
+
+/** Bodies up to this size are read in one go; larger ones are streamed in large chunks. */
+const SMALL_BODY = 256 * 1024;
+
+async function readBody(path: string, start: number, end: number): Promise<Buffer | NodeJS.ReadableStream> {
+  const length = end - start + 1;
+  if (length <= 0) return Buffer.alloc(0);
+  if (length > SMALL_BODY) return createReadStream(path, { start, end, highWaterMark: 1 << 20 });
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(length);
+    let read = 0;
+    while (read < length) {
+      const { bytesRead } = await handle.read(buffer, read, length - read, start + read);
+      if (bytesRead === 0) throw new Error(`${path} is shorter than its record says`);
+      read += bytesRead;
+    }
+    return buffer;
+  } finally {
+    await handle.close();
   }
-  ctx.status = 200;
-  ctx.length = body.size;
-  if (ctx.method !== 'HEAD') ctx.body = createReadStream(body.path);
 }
 
 export function registerFileRoutes(router: Router, deps: HttpDeps): void {

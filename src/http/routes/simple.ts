@@ -46,7 +46,9 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps): void {
     }
     const rendered = await deps.rootPages.file(etag, chosen.format, () => {
       const entries = deps.source.listProjects();
-      return chosen.format === 'json' ? renderRootJsonChunks(entries, serial) : renderRootHtmlChunks(entries, base);
+      // Links relative to the host (as on pypi.org) keep a 600,000-project page small; a path prefix of the
+      // public URL is kept.
+      return chosen.format === 'json' ? renderRootJsonChunks(entries, serial) : renderRootHtmlChunks(entries, new URL(base).pathname.replace(/\/$/, ''));
     });
     ctx.type = chosen.contentType;
     ctx.length = rendered.size;
