@@ -21,6 +21,18 @@ export function strongestHash(hashes: Hashes): { name: string; hex: string } | n
   return null;
 }
 
+const WRITE_BATCH = 1 << 20;
+
+/** What is left of `buffers` after the first `written` bytes. */
+function skipWritten(buffers: Uint8Array[], written: number): Uint8Array[] {
+  let skip = written;
+  let i = 0;
+  while (i < buffers.length && skip >= buffers[i]!.byteLength) skip -= buffers[i++]!.byteLength;
+  const rest = buffers.slice(i);
+  if (skip > 0 && rest.length) rest[0] = rest[0]!.subarray(skip);
+  return rest;
+}
+
 export class VerificationError extends Error {
   override name = 'VerificationError';
 }
@@ -64,20 +76,32 @@ export class FileDownload extends EventEmitter {
     let handle: FileHandle | null = null;
     try {
       handle = await open(this.tmpPath, 'w');
+      const out = handle;
+      // Chunks are written in batches of about 1 MiB: one system call per batch, not per network chunk.
+      let pending: Uint8Array[] = [];
+      let pendingBytes = 0;
+      const flush = async () => {
+        let buffers = pending;
+        pending = [];
+        pendingBytes = 0;
+        while (buffers.length) {
+          const { bytesWritten } = await out.writev(buffers, this.written);
+          this.written += bytesWritten;
+          buffers = skipWritten(buffers, bytesWritten);
+        }
+        this.emit('progress');
+      };
       for await (const chunk of body) {
         sha256.update(chunk);
         check?.update(chunk);
-        let offset = 0;
-        while (offset < chunk.byteLength) {
-          const { bytesWritten } = await handle.write(chunk, offset, chunk.byteLength - offset, this.written);
-          offset += bytesWritten;
-          this.written += bytesWritten;
-        }
-        if (expected.size !== null && this.written > expected.size) {
+        pending.push(chunk);
+        pendingBytes += chunk.byteLength;
+        if (expected.size !== null && this.written + pendingBytes > expected.size) {
           throw new VerificationError(`received more than the advertised ${expected.size} bytes`);
         }
-        this.emit('progress');
+        if (pendingBytes >= WRITE_BATCH) await flush();
       }
+      await flush();
       await handle.close();
       handle = null;
       const digest = sha256.digest('hex');
