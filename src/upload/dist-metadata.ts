@@ -7,8 +7,11 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import * as tar from 'tar-stream';
-import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
+import { lazyRequire } from '../lazy-require.js';
+
+const tarStream = () => lazyRequire('tar-stream') as typeof import('tar-stream');
+const yauzlLib = () => lazyRequire('yauzl') as typeof import('yauzl');
 import { LarderError } from '../errors.js';
 
 const MiB = 1024 * 1024;
@@ -95,7 +98,7 @@ class SdistLayout {
 async function scanTarGz(path: string, layout: SdistLayout): Promise<void> {
   const packedSize = (await stat(path)).size;
   // Old v7 tarballs carry no `ustar` magic; tar-stream still verifies every header checksum.
-  const extract = tar.extract({ allowUnknownFormat: true } as Parameters<typeof tar.extract>[0]);
+  const extract = tarStream().extract({ allowUnknownFormat: true } as Parameters<typeof import('tar-stream').extract>[0]);
   const source = createReadStream(path);
   const gunzip = createGunzip();
   const guard = ratioGuard(packedSize);
@@ -161,7 +164,7 @@ async function withZip<T>(
 ): Promise<T> {
   let zip: ZipFile;
   try {
-    zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true });
+    zip = await yauzlLib().openPromise(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true });
   } catch {
     throw invalidDist('File is not a zipfile');
   }

@@ -14,11 +14,14 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
-import { Formidable, errors as formidableErrors, multipart, type Part } from 'formidable';
+import type { Part } from 'formidable';
+import { lazyRequire } from '../lazy-require.js';
 import { LarderError } from '../errors.js';
 import { HashingFileWriter, whenClosed, type HashingWriterOptions } from './hashing-writer.js';
 import { assertMultipartFormData, dispositionFilename } from './multipart-headers.js';
 import type { RawUpload, ReceiveOptions, ReceivedFile } from './types.js';
+
+const formidable = () => lazyRequire('formidable') as typeof import('formidable');
 
 const MiB = 1024 * 1024;
 const DEFAULT_MAX_FIELDS_SIZE = 20 * MiB;
@@ -79,9 +82,9 @@ export async function receiveUpload(req: IncomingMessage, opts: ReceiveOptions):
 
   const maxFieldsSize = opts.maxFieldsSize ?? DEFAULT_MAX_FIELDS_SIZE;
   const maxFields = opts.maxFields ?? DEFAULT_MAX_FIELDS;
-  const form = new Formidable({
+  const form = new (formidable().Formidable)({
     uploadDir: opts.tmpDir,
-    enabledPlugins: [multipart],
+    enabledPlugins: [formidable().multipart],
     maxFields,
     maxFieldsSize,
     // The hashing writers enforce the per-file limits while streaming; formidable's own checks would
@@ -176,7 +179,7 @@ function fileLimitsFor(opts: ReceiveOptions): Record<string, HashingWriterOption
  * while others were still queued: the queue, and memory, grew with the file. Counting makes the request
  * resume only once every write it started has reached the disk.
  */
-function holdRequestUntilWritten(form: InstanceType<typeof Formidable>): void {
+function holdRequestUntilWritten(form: InstanceType<typeof import('formidable').Formidable>): void {
   const flow = form as unknown as { pause(): boolean; resume(): boolean };
   const pause = flow.pause.bind(flow);
   const resume = flow.resume.bind(flow);
@@ -241,20 +244,20 @@ function toLarderError(err: unknown, limits: { maxFieldsSize: number; maxFields:
   const code = (err as { code?: unknown } | null)?.code;
   if (err instanceof Error && typeof code === 'number' && 'httpCode' in err) {
     switch (code) {
-      case formidableErrors.aborted:
+      case formidable().errors.aborted:
         return abortedError();
-      case formidableErrors.maxFieldsSizeExceeded:
+      case formidable().errors.maxFieldsSizeExceeded:
         return new LarderError(413, 'fields_too_large', `Form fields too large. Limit is ${formatSize(limits.maxFieldsSize)}.`);
-      case formidableErrors.maxFieldsExceeded:
+      case formidable().errors.maxFieldsExceeded:
         return new LarderError(413, 'too_many_fields', `Too many form fields. Limit is ${limits.maxFields}.`);
-      case formidableErrors.malformedMultipart:
+      case formidable().errors.malformedMultipart:
         return invalidMultipart('the body is not well-formed multipart/form-data or ends before the closing boundary');
-      case formidableErrors.missingMultipartBoundary:
+      case formidable().errors.missingMultipartBoundary:
         return invalidMultipart('the Content-Type has no boundary parameter');
-      case formidableErrors.unknownTransferEncoding:
+      case formidable().errors.unknownTransferEncoding:
         return invalidMultipart('a part uses an unsupported Content-Transfer-Encoding');
-      case formidableErrors.missingContentType:
-      case formidableErrors.noParser:
+      case formidable().errors.missingContentType:
+      case formidable().errors.noParser:
         return new LarderError(415, 'unsupported_media_type', 'Upload with multipart/form-data.');
       default:
         return invalidMultipart(err.message);

@@ -1,5 +1,7 @@
 /** The root of a simple index (`/simple/`): every project name, with its serial where the index gives one. */
-import { load } from 'cheerio';
+import { lazyRequire } from '../lazy-require.js';
+
+const cheerio = () => lazyRequire('cheerio') as typeof import('cheerio');
 import type { ProjectListEntry } from '../index/model.js';
 import { AnchorScanner, type Anchor } from './html-anchor-scanner.js';
 import { RootJsonScanner } from './json-root-scanner.js';
@@ -14,7 +16,7 @@ export function parseRootJson(text: string): ProjectListEntry[] {
 }
 
 export function parseRootHtml(text: string): ProjectListEntry[] {
-  const $ = load(text);
+  const $ = cheerio().load(text);
   const entries: ProjectListEntry[] = [];
   $('a').each((_, el) => {
     const entry = entryFromAnchor({ href: el.attribs.href ?? null, text: $(el).text().trim() });

@@ -1,5 +1,7 @@
 /** PEP 503 HTML project page (`text/html`, `application/vnd.pypi.simple.v1+html`) → ProjectPage. */
-import { load } from 'cheerio';
+import { lazyRequire } from '../lazy-require.js';
+
+const cheerio = () => lazyRequire('cheerio') as typeof import('cheerio');
 import { versionFromFilename } from '../index/filenames.js';
 import type { FileEntry, Hashes, ProjectPage } from '../index/model.js';
 import { normalizeName } from '../index/names.js';
@@ -23,7 +25,7 @@ type Attributes = Record<string, string | undefined>;
 
 export function parseSimpleHtml(text: string, options: SimplePageOptions): ProjectPage {
   const where = `simple HTML page ${options.pageUrl}`;
-  const $ = load(text);
+  const $ = cheerio().load(text);
   checkApiVersion($('meta[name="pypi:repository-version"]').attr('content'), where);
 
   // Like pip: the first <base href> wins, and it applies to every link on the page.
