@@ -3,7 +3,7 @@
  * renamed into place, so a blob path either does not exist or holds the whole, verified content.
  */
 import { randomBytes } from 'node:crypto';
-import { constants, createReadStream } from 'node:fs';
+import { constants, createReadStream, existsSync } from 'node:fs';
 import { access, mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -47,6 +47,14 @@ export class BlobStore {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Synchronous `has` for the hot path of serving cached files: a stat of a cached directory entry costs
+   * far less than a round trip through the thread pool.
+   */
+  hasSync(sha256: string): boolean {
+    return existsSync(this.pathFor(sha256));
   }
 
   async size(sha256: string): Promise<number | null> {

@@ -2,8 +2,8 @@
  * Distribution files and their companions: GET/HEAD /packages/<project>/<filename>[.metadata|.asc],
  * with strong ETags, single byte ranges (suffix ranges too), 206/416, and immutable caching.
  */
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
+import { LRUCache } from 'lru-cache';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, LarderError, notFound } from '../../errors.js';
@@ -54,7 +54,14 @@ function fileHeaders(ctx: Context, body: FileBody, privateReads: boolean): void 
   ctx.type = body.contentType;
 }
 
-export async function sendFileBody(ctx: Context, body: FileBody, privateReads: boolean): Promise<void> {
+/** Small files served often (wheels of a few kB) are kept in memory; blobs never change, so no staleness. */
+export type SmallBodies = LRUCache<string, Buffer>;
+
+export function smallBodyCache(maxBytes = 32 * 1024 * 1024): SmallBodies {
+  return new LRUCache<string, Buffer>({ maxSize: maxBytes, sizeCalculation: (b) => Math.max(b.length, 1) });
+}
+
+export async function sendFileBody(ctx: Context, body: FileBody, privateReads: boolean, small: SmallBodies): Promise<void> {
   if (body.kind === 'stream') {
     // Not yet on disk: the whole file as it arrives (a server may ignore Range); HEAD starts no download.
     const stream = ctx.method === 'HEAD' ? null : await body.open();
@@ -73,7 +80,6 @@ export async function sendFileBody(ctx: Context, body: FileBody, privateReads: b
   const rangeAllowed = !ifRange || ifRange === body.etag;
   const range = rangeAllowed ? parseRange(ctx.get('Range'), body.size) : null;
   if (range === 'unsatisfiable') {
-    ctx.set('Content-Range', `bytes */${body.size}`);
     throw new LarderError(416, 'range_not_satisfiable', `Range not satisfiable: the file has ${body.size} bytes.`, {
       'Content-Range': `bytes */${body.size}`,
     });
@@ -82,32 +88,60 @@ export async function sendFileBody(ctx: Context, body: FileBody, privateReads: b
   ctx.status = range ? 206 : 200;
   if (range) ctx.set('Content-Range', `bytes ${start}-${end}/${body.size}`);
   ctx.length = end - start + 1;
-  if (ctx.method !== 'HEAD') ctx.body = await readBody(body.path, start, end);
+  if (ctx.method === 'HEAD' || body.size === 0) return;
+  if (body.size <= SMALL_BODY) {
+    let bytes = small.get(body.path);
+    if (!bytes) {
+      bytes = await readFile(body.path);
+      small.set(body.path, bytes);
+    }
+    ctx.body = range ? bytes.subarray(start, end + 1) : bytes;
+    return;
+  }
+  await pumpFile(ctx, body.path, start, end);
 }
 
-/** Bodies up to this size are read in one go; larger ones are streamed in large chunks. */
+/** Files up to this size are read whole (and kept in the small-body cache). */
 const SMALL_BODY = 256 * 1024;
+const CHUNK = 1 << 20;
 
-async function readBody(path: string, start: number, end: number): Promise<Buffer | NodeJS.ReadableStream> {
-  const length = end - start + 1;
-  if (length <= 0) return Buffer.alloc(0);
-  if (length > SMALL_BODY) return createReadStream(path, { start, end, highWaterMark: 1 << 20 });
+/**
+ * Sends bytes `start`..`end` of a large file through two reused 1 MiB buffers: the next chunk is read
+ * while the previous one is being written, and a buffer is refilled only once the socket has taken it.
+ * (A read stream allocates a new buffer per chunk, and collecting them costs more than the copying.)
+ */
+async function pumpFile(ctx: Context, path: string, start: number, end: number): Promise<void> {
   const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const { bytesRead } = await handle.read(buffer, read, length - read, start + read);
-      if (bytesRead === 0) throw new Error(`${path} is shorter than its record says`);
-      read += bytesRead;
+  ctx.respond = false;
+  const res = ctx.res;
+  const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
+  const inFlight: (Promise<void> | null)[] = [null, null];
+  const written = (buffer: Buffer) =>
+    new Promise<void>((resolve, reject) => res.write(buffer, (err) => (err ? reject(err) : resolve())));
+  void (async () => {
+    try {
+      let position = start;
+      for (let which = 0; position <= end && !res.destroyed; which ^= 1) {
+        await inFlight[which];
+        const buffer = buffers[which]!;
+        const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, end - position + 1), position);
+        if (bytesRead === 0) throw new Error(`${path} is shorter than its record says`);
+        position += bytesRead;
+        inFlight[which] = written(buffer.subarray(0, bytesRead));
+        inFlight[which]!.catch(() => {});
+      }
+      await Promise.all(inFlight);
+      res.end();
+    } catch (err) {
+      res.destroy(err as Error);
+    } finally {
+      await handle.close();
     }
-    return buffer;
-  } finally {
-    await handle.close();
-  }
+  })();
 }
 
 export function registerFileRoutes(router: Router, deps: HttpDeps): void {
+  const smallBodies = smallBodyCache();
   router.get('/packages/:project/:filename', async (ctx) => {
     const requested = ctx.params.filename!;
     if (!SAFE_FILENAME.test(requested) || requested === '.' || requested === '..') {
@@ -119,7 +153,7 @@ export function registerFileRoutes(router: Router, deps: HttpDeps): void {
     const body = await deps.source.openFile(project, filename, variant, trace);
     if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
     if (!body) throw notFound(`No file ${requested} in project ${project}.`);
-    await sendFileBody(ctx, body, deps.config.readAuth);
+    await sendFileBody(ctx, body, deps.config.readAuth, smallBodies);
     if (trace.cache === 'hit' && ctx.method === 'GET') {
       const bytes = ctx.length ?? 0;
       ctx.res.once('finish', () => deps.metrics.cacheServedBytes.inc(bytes));

@@ -319,7 +319,7 @@ export class CachedSource implements IndexSource {
     const kind = variant === 'metadata' ? 'metadata' : 'file';
     const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
     const record = this.files.get(key);
-    if (record && (await this.blobs.has(record.sha256))) {
+    if (record && this.blobs.hasSync(record.sha256)) {
       if (trace) trace.cache = 'hit';
       this.events.cacheResult?.(kind, 'hit');
       if (Date.now() - record.lastAccess > 60_000) void this.files.put(key, { ...record, lastAccess: Date.now() });
