@@ -14,8 +14,9 @@ export function requestLog(logger: Logger, metrics: Metrics) {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       const route = typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched';
       const status = ctx.res.writableFinished ? ctx.status : 499;
-      metrics.requests.inc({ route, method: ctx.method, status: String(status) });
-      metrics.requestDuration.observe({ route, method: ctx.method }, seconds);
+      metrics.observeRequest(route, ctx.method, status, seconds);
+      const quiet = QUIET_PATHS.has(ctx.path);
+      if (!logger.isLevelEnabled(quiet ? 'debug' : 'info')) return;
       const line = {
         method: ctx.method,
         path: ctx.path,
@@ -24,7 +25,7 @@ export function requestLog(logger: Logger, metrics: Metrics) {
         cache: ctx.response.get('X-Larder-Cache') || undefined,
         bytes: Number(ctx.response.get('Content-Length')) || undefined,
       };
-      if (QUIET_PATHS.has(ctx.path)) logger.debug(line, 'request');
+      if (quiet) logger.debug(line, 'request');
       else logger.info(line, 'request');
     };
     ctx.res.once('finish', done);

@@ -45,11 +45,12 @@ function acceptsGzip(ctx: Context): boolean {
 export function sendIndexDocument(ctx: Context, config: Config, cache: RenderedCache, key: string, doc: Rendered, varyAccept: boolean): void {
   const gzip = acceptsGzip(ctx) && doc.body.length > 512;
   const etag = gzip ? `${doc.etag.slice(0, -1)}-gz"` : doc.etag;
-  ctx.set(INDEX_CORS);
-  ctx.set('Cache-Control', indexCacheControl(config));
-  ctx.set('X-PyPI-Last-Serial', String(doc.serial));
-  ctx.set('ETag', etag);
-  ctx.vary(varyAccept ? 'Accept, Accept-Encoding' : 'Accept-Encoding');
+  const res = ctx.res;
+  for (const name in INDEX_CORS) res.setHeader(name, INDEX_CORS[name as keyof typeof INDEX_CORS]);
+  res.setHeader('Cache-Control', indexCacheControl(config));
+  res.setHeader('X-PyPI-Last-Serial', String(doc.serial));
+  res.setHeader('ETag', etag);
+  res.setHeader('Vary', varyAccept ? 'Accept, Accept-Encoding' : 'Accept-Encoding');
   if (matchesEtag(ctx, etag) || matchesEtag(ctx, doc.etag)) {
     ctx.status = 304;
     return;

@@ -56,6 +56,20 @@ export class Metrics {
     }
   }
 
+  /** Per-label children, so the hot path does not hash label objects on every request. */
+  private readonly requestChildren = new Map<string, { count: ReturnType<Counter['labels']>; duration: ReturnType<Histogram['labels']> }>();
+
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    const key = `${route} ${method} ${status}`;
+    let child = this.requestChildren.get(key);
+    if (!child) {
+      child = { count: this.requests.labels(route, method, String(status)), duration: this.requestDuration.labels(route, method) };
+      this.requestChildren.set(key, child);
+    }
+    child.count.inc();
+    child.duration.observe(seconds);
+  }
+
   cacheResult(kind: 'page' | 'file' | 'metadata', state: CacheState): void {
     this.cacheResults.inc({ kind, state });
   }

@@ -8,7 +8,8 @@ import { normalizeName } from '../../index/names.js';
 import { renderProjectHtml, renderRootHtmlChunks } from '../../render/simple-html.js';
 import { renderProjectJson, renderRootJsonChunks } from '../../render/simple-json.js';
 import type { HttpDeps } from '../deps.js';
-import { negotiateSimple } from '../negotiate.js';
+import { LRUCache } from 'lru-cache';
+import { negotiateSimple, type Negotiated } from '../negotiate.js';
 import { baseUrl, INDEX_CORS, indexCacheControl, matchesEtag, sendIndexDocument, strongEtag } from '../respond.js';
 
 export function redirect(ctx: Context, path: string): void {
@@ -21,12 +22,21 @@ export function redirect(ctx: Context, path: string): void {
 const simpleNotFound = () =>
   new LarderError(404, 'not_found', 'Not Found', {}, '404 Not Found', 'text/plain; charset=utf-8');
 
-function negotiate(ctx: Context) {
-  const format = typeof ctx.query.format === 'string' ? ctx.query.format : undefined;
-  return negotiateSimple(format, ctx.get('Accept') || undefined);
+/** Clients send a handful of distinct Accept headers; each is parsed once. */
+function negotiator() {
+  const known = new LRUCache<string, Negotiated>({ max: 256 });
+  return (ctx: Context): Negotiated => {
+    const format = ctx.querystring ? (typeof ctx.query.format === 'string' ? ctx.query.format : undefined) : undefined;
+    const accept = ctx.get('Accept') || undefined;
+    const key = `${format ?? ''}\n${accept ?? ''}`;
+    let chosen = known.get(key);
+    if (!chosen) known.set(key, (chosen = negotiateSimple(format, accept)));
+    return chosen;
+  };
 }
 
 export function registerSimpleRoutes(router: Router, deps: HttpDeps): void {
+  const negotiate = negotiator();
   router.get('/simple', (ctx) => redirect(ctx, '/simple/'));
 
   router.get('/simple/', async (ctx) => {
@@ -61,10 +71,12 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps): void {
     if (!withSlash || name !== requested) return redirect(ctx, `/simple/${name}/`);
     const chosen = negotiate(ctx);
     const trace: SourceTrace = {};
-    ctx.vary('Accept');
     const page = await deps.source.getProject(name, trace);
     if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
-    if (!page) throw simpleNotFound();
+    if (!page) {
+      ctx.vary('Accept');
+      throw simpleNotFound();
+    }
     const base = baseUrl(ctx, deps.config);
     const key = `simple\0${chosen.contentType}\0${base}\0${name}`;
     const rendered = deps.rendered.get(key, page, () => ({
