@@ -22,6 +22,7 @@ export function strongestHash(hashes: Hashes): { name: string; hex: string } | n
 }
 
 const WRITE_BATCH = 1 << 20;
+const MAX_IN_FLIGHT = 4 * WRITE_BATCH;
 
 /** What is left of `buffers` after the first `written` bytes. */
 function skipWritten(buffers: Uint8Array[], written: number): Uint8Array[] {
@@ -77,31 +78,44 @@ export class FileDownload extends EventEmitter {
     try {
       handle = await open(this.tmpPath, 'w');
       const out = handle;
-      // Chunks are written in batches of about 1 MiB: one system call per batch, not per network chunk.
+      // Chunks are written in batches of about 1 MiB (one system call per batch, not per network chunk),
+      // and up to a few batches are in flight while more arrives; `written` grows only contiguously.
       let pending: Uint8Array[] = [];
       let pendingBytes = 0;
-      const flush = async () => {
+      let dispatched = 0;
+      let writes: Promise<void> = Promise.resolve();
+      const flush = () => {
         let buffers = pending;
+        let position = dispatched;
+        dispatched += pendingBytes;
         pending = [];
         pendingBytes = 0;
-        while (buffers.length) {
-          const { bytesWritten } = await out.writev(buffers, this.written);
-          this.written += bytesWritten;
-          buffers = skipWritten(buffers, bytesWritten);
-        }
-        this.emit('progress');
+        writes = writes.then(async () => {
+          while (buffers.length) {
+            const { bytesWritten } = await out.writev(buffers, position);
+            position += bytesWritten;
+            this.written += bytesWritten;
+            buffers = skipWritten(buffers, bytesWritten);
+          }
+          this.emit('progress');
+        });
+        writes.catch(() => {});
       };
       for await (const chunk of body) {
         sha256.update(chunk);
         check?.update(chunk);
         pending.push(chunk);
         pendingBytes += chunk.byteLength;
-        if (expected.size !== null && this.written + pendingBytes > expected.size) {
+        if (expected.size !== null && dispatched + pendingBytes > expected.size) {
           throw new VerificationError(`received more than the advertised ${expected.size} bytes`);
         }
-        if (pendingBytes >= WRITE_BATCH) await flush();
+        if (pendingBytes >= WRITE_BATCH) {
+          flush();
+          if (dispatched - this.written > MAX_IN_FLIGHT) await writes;
+        }
       }
-      await flush();
+      flush();
+      await writes;
       await handle.close();
       handle = null;
       const digest = sha256.digest('hex');
@@ -168,18 +182,20 @@ export class FileDownload extends EventEmitter {
     }
     try {
       let position = 0;
-      const buffer = Buffer.allocUnsafe(1 << 20);
       for (;;) {
         if (this.state === 'failed') throw this.error!;
-        // The last byte is held back until the file is verified: a client never receives a complete
-        // response whose content failed (or has not yet passed) verification.
-        const end = this.state === 'done' ? this.result!.size : Math.max(0, this.written - 1);
+        // The last byte is held back until the file is verified and kept: a client never receives a
+        // complete response whose content failed (or has not yet passed) verification, and a client that
+        // has the whole file finds it cached on its next request.
+        const end = this.state === 'done' ? this.written : Math.max(0, this.written - 1);
         const available = end - position;
         if (available > 0) {
-          const { bytesRead } = await handle.read(buffer, 0, Math.min(available, buffer.length), position);
+          // A fresh buffer per read is handed on as it is: no copy.
+          const buffer = Buffer.allocUnsafe(Math.min(available, 1 << 20));
+          const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
           if (bytesRead === 0) throw new Error('download file shrank while it was read');
           position += bytesRead;
-          yield Buffer.from(buffer.subarray(0, bytesRead));
+          yield bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
           continue;
         }
         if (this.state === 'done') return;
