@@ -1,13 +1,13 @@
 import type { ProjectName } from './names.js';
-import type { FileBody, FileVariant, ProjectListEntry, ProjectPage, ProjectReleases, SourceTrace } from './model.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from './model.js';
 
 /**
  * Everything that answers "which projects exist, which files has P, give me file F".
  * Sources compose as decorators: overlay(private, cached(upstream)).
  */
 export interface IndexSource {
-  /** All project names; streamed, since an upstream may list hundreds of thousands. */
-  listProjects(): AsyncIterable<ProjectListEntry>;
+  /** All project names, in batches; streamed, since an upstream may list hundreds of thousands. */
+  listProjects(): AsyncIterable<ProjectListBatch>;
   /**
    * A token that changes whenever `listProjects` may list something else (refreshing a stale list first);
    * the root page's ETag and its rendered copy are keyed by it.

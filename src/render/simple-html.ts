@@ -1,5 +1,5 @@
 /** PEP 503 HTML pages (with the PEP 592/629/658/714/740/792 attributes; frozen by PEP 833). */
-import type { FileEntry, ProjectListEntry, ProjectPage } from '../index/model.js';
+import { listBatches, type FileEntry, type ProjectListInput, type ProjectPage } from '../index/model.js';
 import { API_VERSION } from './api-version.js';
 import { escapeHtml } from './html-escape.js';
 import { preferredHash } from './hashes.js';
@@ -62,15 +62,15 @@ function coreMetadataAttribute(file: FileEntry): string | null {
  * The root page in pieces: the head, the anchors in batches, the tail. Links are `/simple/<normalized>/`
  * relative to the host, or absolute under `base` when one is given.
  */
-export async function* renderRootHtmlChunks(
-  entries: AsyncIterable<ProjectListEntry> | Iterable<ProjectListEntry>,
-  base?: string,
-): AsyncIterable<string> {
+export async function* renderRootHtmlChunks(entries: ProjectListInput, base?: string): AsyncIterable<string> {
   yield head('Simple Index', []);
+  const prefix = base === undefined ? '' : base.replace(/\/+$/, '');
   let batch: string[] = [];
-  for await (const entry of entries) {
-    const href = base === undefined ? projectPagePath(entry.name) : projectPageUrl(base, entry.name);
-    batch.push(`    <a href="${escapeHtml(href)}">${escapeHtml(entry.name)}</a>\n`);
+  for await (const list of listBatches(entries)) {
+    for (const entry of list) {
+      const href = `${prefix}${projectPagePath(entry.normalized ?? entry.name)}`;
+      batch.push(`    <a href="${escapeHtml(href)}">${escapeHtml(entry.name)}</a>\n`);
+    }
     if (batch.length >= ROOT_BATCH) {
       yield batch.join('');
       batch = [];
@@ -81,7 +81,7 @@ export async function* renderRootHtmlChunks(
 }
 
 export async function renderRootHtml(
-  entries: AsyncIterable<ProjectListEntry> | Iterable<ProjectListEntry>,
+  entries: ProjectListInput,
   base?: string,
 ): Promise<string> {
   let html = '';

@@ -5,7 +5,7 @@
  * and the page then says api-version API_VERSION_WITHOUT_SIZE: 1.1 makes `size` required, and a made-up
  * 0 would be a wrong value that clients (uv) read. Every other key is the same at either version.
  */
-import type { FileEntry, ProjectListEntry, ProjectPage } from '../index/model.js';
+import { listBatches, type FileEntry, type ProjectListInput, type ProjectPage } from '../index/model.js';
 import { API_VERSION, API_VERSION_WITHOUT_SIZE } from './api-version.js';
 import { indexHashes } from './hashes.js';
 import { toCompactJson, toWireJson } from './json-wire.js';
@@ -58,16 +58,15 @@ function versionsOf(page: ProjectPage): string[] {
  * `{"meta":{"_last-serial":N,"api-version":"…"},"projects":[{"_last-serial":n,"name":"…"},…]}\n`.
  * `name` is the name as given; `_last-serial` appears where the entry has a serial.
  */
-export async function* renderRootJsonChunks(
-  entries: AsyncIterable<ProjectListEntry> | Iterable<ProjectListEntry>,
-  lastSerial: number,
-): AsyncIterable<string> {
+export async function* renderRootJsonChunks(entries: ProjectListInput, lastSerial: number): AsyncIterable<string> {
   yield `{"meta":${toCompactJson({ 'api-version': API_VERSION, '_last-serial': lastSerial })},"projects":[`;
   let batch: string[] = [];
   let first = true;
-  for await (const entry of entries) {
-    // Written out by hand (keys already in wire order): this runs once per project of a 600,000-name root.
-    batch.push(entry.serial === undefined ? `{"name":${JSON.stringify(entry.name)}}` : `{"_last-serial":${entry.serial},"name":${JSON.stringify(entry.name)}}`);
+  for await (const list of listBatches(entries)) {
+    for (const entry of list) {
+      // Written out by hand (keys already in wire order): this runs once per project of a 600,000-name root.
+      batch.push(entry.serial === undefined ? `{"name":${JSON.stringify(entry.name)}}` : `{"_last-serial":${entry.serial},"name":${JSON.stringify(entry.name)}}`);
+    }
     if (batch.length >= ROOT_BATCH) {
       yield (first ? '' : ',') + batch.join(',');
       first = false;
@@ -79,7 +78,7 @@ export async function* renderRootJsonChunks(
 }
 
 export async function renderRootJson(
-  entries: AsyncIterable<ProjectListEntry> | Iterable<ProjectListEntry>,
+  entries: ProjectListInput,
   lastSerial: number,
 ): Promise<string> {
   let json = '';

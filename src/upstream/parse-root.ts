@@ -27,27 +27,39 @@ export function parseRootHtml(text: string): ProjectListEntry[] {
 
 /** Like parseRootHtml, for a body that arrives in pieces; holds one unfinished anchor at most. */
 export async function* parseRootHtmlStream(chunks: AsyncIterable<string | Uint8Array>): AsyncGenerator<ProjectListEntry> {
+  for await (const batch of parseRootHtmlBatches(chunks)) yield* batch;
+}
+
+/** parseRootHtmlStream, one batch of entries per piece of the body. */
+export async function* parseRootHtmlBatches(chunks: AsyncIterable<string | Uint8Array>): AsyncGenerator<ProjectListEntry[]> {
   const scanner = new AnchorScanner();
-  for await (const text of decodeChunks(chunks)) {
-    for (const anchor of scanner.push(text)) {
+  const entriesOf = (anchors: Iterable<Anchor>) => {
+    const batch: ProjectListEntry[] = [];
+    for (const anchor of anchors) {
       const entry = entryFromAnchor(anchor);
-      if (entry) yield entry;
+      if (entry) batch.push(entry);
     }
-  }
-  for (const anchor of scanner.finish()) {
-    const entry = entryFromAnchor(anchor);
-    if (entry) yield entry;
-  }
+    return batch;
+  };
+  for await (const text of decodeChunks(chunks)) yield entriesOf(scanner.push(text));
+  yield entriesOf(scanner.finish());
 }
 
 /** Like parseRootJson, for a body that arrives in pieces; holds one project entry at most. */
 export async function* parseRootJsonStream(chunks: AsyncIterable<string | Uint8Array>): AsyncGenerator<ProjectListEntry> {
+  for await (const batch of parseRootJsonBatches(chunks)) yield* batch;
+}
+
+/** parseRootJsonStream, one batch of entries per piece of the body. */
+export async function* parseRootJsonBatches(chunks: AsyncIterable<string | Uint8Array>): AsyncGenerator<ProjectListEntry[]> {
   const scanner = new RootJsonScanner();
   for await (const text of decodeChunks(chunks)) {
+    const batch: ProjectListEntry[] = [];
     for (const item of scanner.push(text)) {
       const entry = entryFromJson(item);
-      if (entry) yield entry;
+      if (entry) batch.push(entry);
     }
+    yield batch;
   }
   scanner.finish();
 }

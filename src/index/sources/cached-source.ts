@@ -20,7 +20,7 @@ import type {
   FileBody,
   FileEntry,
   FileVariant,
-  ProjectListEntry,
+  ProjectListBatch,
   ProjectPage,
   ProjectReleases,
   Release,
@@ -103,7 +103,7 @@ export class CachedSource implements IndexSource {
     return this.root.version();
   }
 
-  listProjects(): AsyncIterable<ProjectListEntry> {
+  listProjects(): AsyncIterable<ProjectListBatch> {
     return this.root.entries();
   }
 

@@ -2,7 +2,7 @@
  * The `overlay` source: private projects first; a private project hides the upstream project of the same
  * normalized name completely (dependency-confusion safe) unless its name is on the merge allow-list.
  */
-import type { FileBody, FileVariant, ProjectListEntry, ProjectPage, ProjectReleases, SourceTrace } from '../model.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../model.js';
 import { normalizeName, type ProjectName } from '../names.js';
 import type { IndexSource } from '../source.js';
 import type { PrivateSource } from './private-source.js';
@@ -23,15 +23,15 @@ export class OverlaySource implements IndexSource {
     this.mergeAllowList = options.mergeAllowList ?? new Set();
   }
 
-  async *listProjects(): AsyncIterable<ProjectListEntry> {
+  async *listProjects(): AsyncIterable<ProjectListBatch> {
     const privateNames = new Set<string>();
-    for await (const entry of this.privateSource.listProjects()) {
-      privateNames.add(normalizeName(entry.name));
-      yield entry;
+    for await (const batch of this.privateSource.listProjects()) {
+      for (const entry of batch) privateNames.add(entry.normalized ?? normalizeName(entry.name));
+      yield batch;
     }
     if (!this.upstream) return;
-    for await (const entry of this.upstream.listProjects()) {
-      if (!privateNames.has(normalizeName(entry.name))) yield entry;
+    for await (const batch of this.upstream.listProjects()) {
+      yield privateNames.size === 0 ? batch : batch.filter((e) => !privateNames.has(e.normalized ?? normalizeName(e.name)));
     }
   }
 

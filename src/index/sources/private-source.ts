@@ -8,7 +8,7 @@ import type {
   FileBody,
   FileEntry,
   FileVariant,
-  ProjectListEntry,
+  ProjectListBatch,
   ProjectPage,
   ProjectReleases,
   Release,
@@ -35,8 +35,8 @@ export class PrivateSource implements IndexSource {
     return this.meta.getProject(name) !== undefined;
   }
 
-  async *listProjects(): AsyncIterable<ProjectListEntry> {
-    for (const p of this.meta.listProjects()) yield { name: p.displayName, serial: projectSerial(p) };
+  async *listProjects(): AsyncIterable<ProjectListBatch> {
+    yield Array.from(this.meta.listProjects(), (p) => ({ name: p.displayName, serial: projectSerial(p), normalized: p.name }));
   }
 
   async lastSerial(): Promise<number> {

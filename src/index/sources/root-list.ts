@@ -5,11 +5,11 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
 import type { StoreKey } from '../../store/meta-store.js';
-import type { ProjectListEntry } from '../model.js';
+import type { ProjectListBatch, ProjectListEntry } from '../model.js';
+import { normalizeName } from '../names.js';
 import type { UpstreamSource, Validators } from './upstream-source.js';
 
 interface RootRecord {
@@ -85,18 +85,20 @@ export class RootList {
     let maxSerial = 0;
     try {
       let batch = '';
-      for await (const entry of answer.entries) {
-        if (/[\t\n\r]/.test(entry.name)) continue;
-        batch += `${entry.name}\t${entry.serial ?? ''}\n`;
-        count++;
-        if (entry.serial && entry.serial > maxSerial) maxSerial = entry.serial;
-        if (batch.length > 1 << 16) {
+      for await (const entries of answer.entries) {
+        for (const entry of entries) {
+          if (/[\t\n\r]/.test(entry.name)) continue;
+          batch += `${entry.name}\t${entry.serial ?? ''}\t${normalizeName(entry.name)}\n`;
+          count++;
+          if (entry.serial && entry.serial > maxSerial) maxSerial = entry.serial;
+        }
+        if (batch.length > 1 << 20) {
           await handle.write(batch);
           batch = '';
         }
       }
+      // No fsync: the list can be fetched again; the rename below still keeps a half-written list invisible.
       await handle.write(batch);
-      await handle.sync();
     } catch (err) {
       await handle.close();
       await unlink(tmp).catch(() => {});
@@ -112,17 +114,35 @@ export class RootList {
     } satisfies RootRecord);
   }
 
-  async *entries(): AsyncIterable<ProjectListEntry> {
+  async *entries(): AsyncIterable<ProjectListBatch> {
     if (!this.record() || !(await this.haveFile())) {
-      for (const name of this.cachedNames()) yield { name };
+      yield Array.from(this.cachedNames(), (name) => ({ name }));
       return;
     }
-    const lines = createInterface({ input: createReadStream(this.path, { highWaterMark: 1 << 16 }), crlfDelay: Infinity });
-    for await (const line of lines) {
-      const tab = line.indexOf('\t');
-      if (tab <= 0) continue;
-      const serial = line.slice(tab + 1);
-      yield serial ? { name: line.slice(0, tab), serial: Number(serial) } : { name: line.slice(0, tab) };
+    let rest = '';
+    for await (const chunk of createReadStream(this.path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+      const text = rest + (chunk as string);
+      const lastNewline = text.lastIndexOf('\n');
+      rest = text.slice(lastNewline + 1);
+      yield parseLines(text.slice(0, lastNewline + 1));
     }
+    if (rest) yield parseLines(`${rest}\n`);
   }
+}
+
+/** `name<TAB>serial<TAB>normalized` lines (serial may be empty). */
+function parseLines(text: string): ProjectListEntry[] {
+  const entries: ProjectListEntry[] = [];
+  let start = 0;
+  for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) {
+    const tab = text.indexOf('\t', start);
+    if (tab <= start || tab > end) continue;
+    const tab2 = text.indexOf('\t', tab + 1);
+    const serialEnd = tab2 > tab && tab2 < end ? tab2 : end;
+    const entry: ProjectListEntry = { name: text.slice(start, tab) };
+    if (serialEnd > tab + 1) entry.serial = Number(text.slice(tab + 1, serialEnd));
+    if (serialEnd < end) entry.normalized = text.slice(serialEnd + 1, end);
+    entries.push(entry);
+  }
+  return entries;
 }

@@ -7,8 +7,8 @@ import { LarderError } from '../../errors.js';
 import { decodedBody, UpstreamClient, UpstreamError, type UpstreamResponse } from '../../upstream/client.js';
 import { parseJsonApi, parseReleaseJson, type ReleaseDocument } from '../../upstream/parse-json-api.js';
 import { parseProjectPage } from '../../upstream/parse-project-page.js';
-import { parseRootHtmlStream, parseRootJsonStream } from '../../upstream/parse-root.js';
-import type { ProjectListEntry, ProjectPage, ProjectReleases } from '../model.js';
+import { parseRootHtmlBatches, parseRootJsonBatches } from '../../upstream/parse-root.js';
+import type { ProjectListBatch, ProjectPage, ProjectReleases } from '../model.js';
 import type { ProjectName } from '../names.js';
 
 export const PAGE_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01';
@@ -138,7 +138,7 @@ export class UpstreamSource {
 
   /** The root list, parsed as it streams in. */
   async fetchRoot(validators?: Validators): Promise<
-    | { status: 'ok'; entries: AsyncIterable<ProjectListEntry>; validators: Validators; serial: number | undefined }
+    | { status: 'ok'; entries: AsyncIterable<ProjectListBatch>; validators: Validators; serial: number | undefined }
     | { status: 'not-modified' }
   > {
     const res = await this.client.get(this.indexUrl, { accept: PAGE_ACCEPT, 'accept-encoding': 'gzip, deflate', ...conditionalHeaders(validators) });
@@ -150,9 +150,9 @@ export class UpstreamSource {
     const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const entries =
       type === 'application/vnd.pypi.simple.v1+json'
-        ? parseRootJsonStream(decodedBody(res))
+        ? parseRootJsonBatches(decodedBody(res))
         : type === 'text/html' || type === 'application/vnd.pypi.simple.v1+html'
-          ? parseRootHtmlStream(decodedBody(res))
+          ? parseRootHtmlBatches(decodedBody(res))
           : null;
     if (!entries) {
       await res.body.dump();
