@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request, type IncomingHttpHeaders } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,38 +15,14 @@ import { findClients, makeVenv, pipInstall, requireClients, twineUpload, type Cl
 import { buildLargeFile, buildSdist, buildWheel, largeFileStream, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { recordDigest, sha256Hex } from '../fixtures/hashes.js';
+import { rawGet } from '../helpers/raw-get.js';
 
 const PIP_ACCEPT =
   'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
 const JSON_TYPE = 'application/vnd.pypi.simple.v1+json';
 
-interface Got {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  /** Set when the body broke off after the head arrived. */
-  error?: Error;
-}
 
-/** One request on a fresh connection; rejects only if no response head arrives. */
-function get(url: string, opts: { headers?: Record<string, string>; timeoutMs?: number; method?: string } = {}): Promise<Got> {
-  return new Promise((resolve, reject) => {
-    let onBodyError: ((err: Error) => void) | null = null;
-    const req = request(url, { method: opts.method ?? 'GET', headers: opts.headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      const done = (error?: Error): void =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), error });
-      onBodyError = done;
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done());
-      res.on('error', (err) => done(err));
-      res.on('aborted', () => done(new Error('aborted')));
-    });
-    req.setTimeout(opts.timeoutMs ?? 10_000, () => req.destroy(Object.assign(new Error('client timeout'), { code: 'TIMEOUT' })));
-    req.on('error', (err) => (onBodyError ? onBodyError(err) : reject(err)));
-    req.end();
-  });
-}
+const get = (url: string, opts: { headers?: Record<string, string>; timeoutMs?: number; method?: string } = {}) => rawGet(url, { timeoutMs: 10_000, ...opts });
 
 async function readZip(path: string): Promise<Map<string, Buffer>> {
   const zip = await yauzl.openPromise(path);

@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,6 +15,7 @@ import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type Fault, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
+import { rawGet, type Got } from '../helpers/raw-get.js';
 
 const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
 
@@ -26,38 +26,8 @@ const RETRIES = 1;
 /** The longest an answer may take when the upstream fails: every attempt times out, plus backoff, plus slack. */
 const NO_HANG_BOUND = HEADERS_TIMEOUT * (RETRIES + 1) + 100 * 2 ** RETRIES + 3000;
 
-interface Got {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  /** Set when the body broke off after the head arrived. */
-  error?: Error;
-  ms: number;
-}
 
-function get(url: string, headers: Record<string, string> = {}, method = 'GET', timeoutMs = 20_000): Promise<Got> {
-  const start = Date.now();
-  return new Promise((resolve, reject) => {
-    let onBodyError: ((err: Error) => void) | null = null;
-    const req = request(url, { method, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      let settled = false;
-      const done = (error?: Error) => {
-        if (settled) return;
-        settled = true;
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), error, ms: Date.now() - start });
-      };
-      onBodyError = done;
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done(res.complete ? undefined : new Error('incomplete response')));
-      res.on('error', (err) => done(err));
-      res.on('aborted', () => done(new Error('aborted')));
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`client timeout after ${timeoutMs} ms: ${url}`)));
-    req.on('error', (err) => (onBodyError ? onBodyError(err) : reject(err)));
-    req.end();
-  });
-}
+const get = (url: string, headers: Record<string, string> = {}, method = 'GET', timeoutMs = 20_000) => rawGet(url, { headers, method, timeoutMs });
 
 /** The client never received the whole, correct file as a successful response. */
 function assertNotDelivered(got: Got, dist: { sha256: string; size: number }, what: string): void {

@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -18,32 +17,12 @@ import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.
 import { sha256Hex } from '../fixtures/hashes.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
+import { rawGet, type Got } from '../helpers/raw-get.js';
 
 const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
 
-interface Got {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  error?: Error;
-}
 
-function get(url: string, headers: Record<string, string> = {}): Promise<Got> {
-  return new Promise((resolve, reject) => {
-    let onBodyError: ((err: Error) => void) | null = null;
-    const req = request(url, { headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      const done = (error?: Error) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), error });
-      onBodyError = done;
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done());
-      res.on('error', (err) => done(err));
-    });
-    req.setTimeout(15_000, () => req.destroy(new Error(`client timeout: ${url}`)));
-    req.on('error', (err) => (onBodyError ? onBodyError(err) : reject(err)));
-    req.end();
-  });
-}
+const get = (url: string, headers: Record<string, string> = {}) => rawGet(url, { headers });
 
 interface SimpleDoc {
   name: string;

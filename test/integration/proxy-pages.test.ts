@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,35 +16,13 @@ import { buildSdist, buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream, type LoggedRequest } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
+import { rawGet, type Got } from '../helpers/raw-get.js';
 
 const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
 const SIMPLE_JSON = 'application/vnd.pypi.simple.v1+json';
 
-interface Got {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  error?: Error;
-}
 
-/** One raw request (no automatic decompression); rejects only when no response head arrives. */
-function get(url: string, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<Got> {
-  return new Promise((resolve, reject) => {
-    let onBodyError: ((err: Error) => void) | null = null;
-    const req = request(url, { headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      const done = (error?: Error) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), error });
-      onBodyError = done;
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done());
-      res.on('error', (err) => done(err));
-      res.on('aborted', () => done(new Error('aborted')));
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`client timeout after ${timeoutMs} ms: ${url}`)));
-    req.on('error', (err) => (onBodyError ? onBodyError(err) : reject(err)));
-    req.end();
-  });
-}
+const get = (url: string, headers: Record<string, string> = {}, timeoutMs = 15_000) => rawGet(url, { headers, timeoutMs });
 
 interface SimpleFile {
   filename: string;

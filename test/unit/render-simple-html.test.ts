@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import * as cheerio from 'cheerio';
 import type { FileEntry, ProjectPage } from '../../src/index/model.js';
 import { normalizeName } from '../../src/index/names.js';
+import { fileEntry, projectPage, SHA } from '../helpers/model-builders.js';
 import { versionFromFilename } from '../../src/index/filenames.js';
 import { renderProjectHtml, renderRootHtml, renderRootHtmlChunks } from '../../src/render/simple-html.js';
 import { API_VERSION } from '../../src/render/api-version.js';
@@ -12,37 +13,10 @@ const FIXTURES = new URL('../../../shared/spec/fixtures/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
 
 const BASE = 'http://larder.test:3142';
-const SHA = 'a'.repeat(64);
 const META_SHA = 'b'.repeat(64);
 
-function file(filename: string, extra: Partial<FileEntry> = {}): FileEntry {
-  return {
-    filename,
-    version: versionFromFilename(filename),
-    sourceUrl: `/packages/x/${filename}`,
-    hashes: { sha256: SHA },
-    requiresPython: null,
-    yanked: false,
-    yankedReason: null,
-    coreMetadata: false,
-    size: 100,
-    uploadTime: '2024-01-17T16:53:12.779164Z',
-    hasSig: false,
-    ...extra,
-  };
-}
-
-function page(files: FileEntry[], extra: Partial<ProjectPage> = {}): ProjectPage {
-  return {
-    name: normalizeName('Demo_Pkg'),
-    displayName: 'Demo_Pkg',
-    serial: 42,
-    files,
-    versions: [],
-    origin: 'private',
-    ...extra,
-  };
-}
+const file = fileEntry;
+const page = projectPage;
 
 function anchorLine(html: string, filename: string): string {
   const line = html.split('\n').find((l) => l.includes(`>${filename}</a>`));

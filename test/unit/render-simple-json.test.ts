@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { FileEntry, Hashes, ProjectPage } from '../../src/index/model.js';
 import { normalizeName } from '../../src/index/names.js';
+import { fileEntry, projectPage, SHA } from '../helpers/model-builders.js';
 import { versionFromFilename } from '../../src/index/filenames.js';
 import { renderProjectJson, renderRootJson, renderRootJsonChunks } from '../../src/render/simple-json.js';
 import { toWireJson } from '../../src/render/json-wire.js';
@@ -11,37 +12,10 @@ const FIXTURES = new URL('../../../shared/spec/fixtures/', import.meta.url);
 const fixtureJson = (name: string) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8'));
 
 const BASE = 'http://larder.test:3142';
-const SHA = 'a'.repeat(64);
 const UPLOAD_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 
-function file(filename: string, extra: Partial<FileEntry> = {}): FileEntry {
-  return {
-    filename,
-    version: versionFromFilename(filename),
-    sourceUrl: `/packages/x/${filename}`,
-    hashes: { sha256: SHA },
-    requiresPython: null,
-    yanked: false,
-    yankedReason: null,
-    coreMetadata: false,
-    size: 100,
-    uploadTime: '2024-01-17T16:53:12.779164Z',
-    hasSig: false,
-    ...extra,
-  };
-}
-
-function page(files: FileEntry[], extra: Partial<ProjectPage> = {}): ProjectPage {
-  return {
-    name: normalizeName('Demo_Pkg'),
-    displayName: 'Demo_Pkg',
-    serial: 42,
-    files,
-    versions: [],
-    origin: 'private',
-    ...extra,
-  };
-}
+const file = fileEntry;
+const page = projectPage;
 
 type JsonFile = Record<string, unknown>;
 const render = (p: ProjectPage) => JSON.parse(renderProjectJson(p, BASE));
