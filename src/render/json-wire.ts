@@ -38,12 +38,18 @@ function serializeArray(items: unknown[]): string {
 
 function serializeObject(object: Record<string, unknown>): string {
   const parts: string[] = [];
-  for (const key of Object.keys(object).sort(compareCodePoints)) {
+  const keys = Object.keys(object);
+  // The built-in sort (UTF-16 units) equals code-point order unless a key holds a surrogate pair.
+  if (keys.some((key) => SURROGATE.test(key))) keys.sort(compareCodePoints);
+  else keys.sort();
+  for (const key of keys) {
     const serialized = serialize(object[key]);
     if (serialized !== undefined) parts.push(`${JSON.stringify(key)}:${serialized}`);
   }
   return `{${parts.join(',')}}`;
 }
+
+const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** Python's str ordering (by code point); plain `<` orders astral characters by UTF-16 code unit. */
 export function compareCodePoints(a: string, b: string): number {

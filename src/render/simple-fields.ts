@@ -6,8 +6,11 @@ import { indexHashes } from './hashes.js';
 
 /** Files ordered as PyPI orders them: by version (PEP 440), then filename. */
 export function sortedFiles(files: readonly FileEntry[]): FileEntry[] {
+  // Versions are compared once per distinct pair, not once per file comparison (parsing dominates).
+  const versions = [...new Set(files.map((f) => f.version ?? ''))].sort(compareVersions);
+  const rank = new Map(versions.map((v, i) => [v, i]));
   return [...files].sort(
-    (a, b) => compareVersions(a.version ?? '', b.version ?? '') || compareCodePoints(a.filename, b.filename),
+    (a, b) => rank.get(a.version ?? '')! - rank.get(b.version ?? '')! || compareCodePoints(a.filename, b.filename),
   );
 }
 
