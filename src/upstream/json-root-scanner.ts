@@ -46,92 +46,110 @@ export class RootJsonScanner {
 
   /** Adds text and returns the `projects` elements it completes, parsed. */
   push(text: string): unknown[] {
-    const items: unknown[] = [];
+    const raw: string[] = [];
     const stack = this.#stack;
+    // The state lives in locals while the loop runs (the hot loop of a 30 MB document) and is stored back after.
+    let inString = this.#inString;
+    let escape = this.#escape;
+    let expectKey = this.#expectKey;
+    let readingKey = this.#readingKey;
+    let inProjects = this.#inProjects;
+    let capturing = this.#capturing;
+    let carry = this.#carry;
     let start = 0; // where the current key or element begins in `text`, when one is being read
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (this.#inString) {
-        if (this.#escape) this.#escape = false;
-        else if (c === BACKSLASH) this.#escape = true;
-        else if (c === QUOTE) {
-          this.#inString = false;
-          if (this.#readingKey) {
-            this.#readingKey = false;
-            this.#key = JSON.parse(`"${this.#carry}${text.slice(start, i)}"`) as string;
-            this.#carry = '';
+    try {
+      for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (inString) {
+          if (escape) escape = false;
+          else if (c === BACKSLASH) escape = true;
+          else if (c === QUOTE) {
+            inString = false;
+            if (readingKey) {
+              readingKey = false;
+              this.#key = JSON.parse(`"${carry}${text.slice(start, i)}"`) as string;
+              carry = '';
+            }
           }
+          continue;
         }
-        continue;
-      }
-      if (isWhitespace(c)) continue;
-      if (this.#done) throw new Error(`${this.#where}: unexpected data after the end of the document`);
-      const depth = stack.length;
-      if (depth === 0) {
-        if (c !== OPEN_BRACE || this.#started) throw new Error(`${this.#where}: expected a JSON object`);
-        this.#started = true;
-        this.#expectKey = true;
-        stack.push(c);
-        continue;
-      }
-      if (this.#inProjects && depth === 2 && (c === COMMA || c === CLOSE_BRACKET)) {
-        if (this.#capturing) {
-          items.push(this.#parseItem(this.#carry + text.slice(start, i)));
-          this.#carry = '';
-          this.#capturing = false;
-        }
-        if (c === CLOSE_BRACKET) {
-          stack.pop();
-          this.#inProjects = false;
-        }
-        continue;
-      }
-      if (this.#inProjects && !this.#capturing) {
-        this.#capturing = true;
-        start = i;
-      }
-      if (depth === 1 && !this.#expectKey && c !== COMMA && c !== CLOSE_BRACE && c !== COLON) {
-        // A value of the top-level object starts here.
-        if (this.#key === 'projects') {
-          if (c !== OPEN_BRACKET) throw new Error(`${this.#where}: "projects" is not an array`);
-          this.#inProjects = true;
-          this.#sawProjects = true;
-        }
-      }
-      switch (c) {
-        case QUOTE:
-          this.#inString = true;
-          if (depth === 1 && this.#expectKey) {
-            this.#readingKey = true;
-            start = i + 1;
-          }
-          break;
-        case OPEN_BRACE:
-        case OPEN_BRACKET:
+        if (isWhitespace(c)) continue;
+        if (this.#done) throw new Error(`${this.#where}: unexpected data after the end of the document`);
+        const depth = stack.length;
+        if (depth === 0) {
+          if (c !== OPEN_BRACE || this.#started) throw new Error(`${this.#where}: expected a JSON object`);
+          this.#started = true;
+          expectKey = true;
           stack.push(c);
-          break;
-        case CLOSE_BRACE:
-        case CLOSE_BRACKET:
-          if (stack.pop() !== (c === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) {
-            throw new Error(`${this.#where}: mismatched '${String.fromCharCode(c)}'`);
+          continue;
+        }
+        if (inProjects && depth === 2 && (c === COMMA || c === CLOSE_BRACKET)) {
+          if (capturing) {
+            raw.push(carry + text.slice(start, i));
+            carry = '';
+            capturing = false;
           }
-          if (stack.length === 0) this.#done = true;
-          break;
-        case COLON:
-          if (depth === 1) this.#expectKey = false;
-          break;
-        case COMMA:
-          if (depth === 1) this.#expectKey = true;
-          break;
+          if (c === CLOSE_BRACKET) {
+            stack.pop();
+            inProjects = false;
+          }
+          continue;
+        }
+        if (inProjects && !capturing) {
+          capturing = true;
+          start = i;
+        }
+        if (depth === 1 && !expectKey && c !== COMMA && c !== CLOSE_BRACE && c !== COLON) {
+          // A value of the top-level object starts here.
+          if (this.#key === 'projects') {
+            if (c !== OPEN_BRACKET) throw new Error(`${this.#where}: "projects" is not an array`);
+            inProjects = true;
+            this.#sawProjects = true;
+          }
+        }
+        switch (c) {
+          case QUOTE:
+            inString = true;
+            if (depth === 1 && expectKey) {
+              readingKey = true;
+              start = i + 1;
+            }
+            break;
+          case OPEN_BRACE:
+          case OPEN_BRACKET:
+            stack.push(c);
+            break;
+          case CLOSE_BRACE:
+          case CLOSE_BRACKET:
+            if (stack.pop() !== (c === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) {
+              throw new Error(`${this.#where}: mismatched '${String.fromCharCode(c)}'`);
+            }
+            if (stack.length === 0) this.#done = true;
+            break;
+          case COLON:
+            if (depth === 1) expectKey = false;
+            break;
+          case COMMA:
+            if (depth === 1) expectKey = true;
+            break;
+        }
       }
-    }
-    if (this.#readingKey || this.#capturing) {
-      this.#carry += text.slice(start);
-      if (this.#carry.length > MAX_ITEM_CHARS) {
-        throw new Error(`${this.#where}: a key or project entry is longer than ${MAX_ITEM_CHARS} characters`);
+      if (readingKey || capturing) {
+        carry += text.slice(start);
+        if (carry.length > MAX_ITEM_CHARS) {
+          throw new Error(`${this.#where}: a key or project entry is longer than ${MAX_ITEM_CHARS} characters`);
+        }
       }
+    } finally {
+      this.#inString = inString;
+      this.#escape = escape;
+      this.#expectKey = expectKey;
+      this.#readingKey = readingKey;
+      this.#inProjects = inProjects;
+      this.#capturing = capturing;
+      this.#carry = carry;
     }
-    return items;
+    return raw.length === 0 ? [] : this.#parseItems(raw);
   }
 
   /** Ends the input; throws if the document was cut short or had no `projects` array. */
@@ -139,6 +157,15 @@ export class RootJsonScanner {
     if (!this.#started) throw new Error(`${this.#where}: empty document`);
     if (!this.#done) throw new Error(`${this.#where}: document ends early (truncated?)`);
     if (!this.#sawProjects) throw new Error(`${this.#where}: "projects" is missing`);
+  }
+
+  /** One JSON.parse for the whole piece; on failure, item by item to name the bad one. */
+  #parseItems(raw: string[]): unknown[] {
+    try {
+      return JSON.parse(`[${raw.join(',')}]`) as unknown[];
+    } catch {
+      return raw.map((item) => this.#parseItem(item));
+    }
   }
 
   #parseItem(text: string): unknown {
