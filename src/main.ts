@@ -64,7 +64,7 @@ async function main(argv: string[]): Promise<number> {
       }
       throw new UsageError(`unknown command '${twoWords.trim()}'; run larder --help`);
     }
-    await runStoreCommand(name, command)(argv.slice(name.split(' ').length), io);
+    await runStoreCommand(command)(argv.slice(name.split(' ').length), io);
     return 0;
   } catch (err) {
     if (err instanceof UsageError || err instanceof ConfigError || err instanceof LarderError) {

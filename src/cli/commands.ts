@@ -218,13 +218,13 @@ export const COMMANDS: Record<string, Command> = {
   ...TRANSFER_COMMANDS,
 };
 
-export function commandHelp(name: string, command: Command): string {
+export function commandHelp(command: Command): string {
   return `usage: ${command.usage}\n\n${command.summary}${command.description ? `\n\n${command.description}` : ''}\n\nData directory and other settings:\n${CONFIG_FLAGS_HELP}`;
 }
 
-export const runStoreCommand = (name: string, command: Command): Handler => async (argv, io) => {
+export const runStoreCommand = (command: Command): Handler => async (argv, io) => {
   const { values, positionals, config } = parseCommand(argv, command.options ?? {}, io.env);
-  if (values.help) return io.out(commandHelp(name, command));
+  if (values.help) return io.out(commandHelp(command));
   if (positionals.length < command.minArgs || positionals.length > command.maxArgs) {
     throw new UsageError(`wrong number of arguments; usage: ${command.usage}`);
   }

@@ -4,7 +4,7 @@ import { API_VERSION } from './api-version.js';
 import { escapeHtml } from './html-escape.js';
 import { preferredHash } from './hashes.js';
 import { coreMetadata, projectStatus, requiresPython, sortedFiles, yankedReason } from './simple-fields.js';
-import { fileUrlWithHash, projectPagePath, projectPageUrl } from './urls.js';
+import { fileUrlWithHash, projectPagePath } from './urls.js';
 
 /** Anchors per chunk of the streamed root page. */
 const ROOT_BATCH = 1000;

@@ -2,10 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as cheerio from 'cheerio';
-import type { FileEntry, ProjectPage } from '../../src/index/model.js';
+import type { ProjectPage } from '../../src/index/model.js';
 import { normalizeName } from '../../src/index/names.js';
 import { fileEntry, projectPage, SHA } from '../helpers/model-builders.js';
-import { versionFromFilename } from '../../src/index/filenames.js';
 import { renderProjectHtml, renderRootHtml, renderRootHtmlChunks } from '../../src/render/simple-html.js';
 import { API_VERSION } from '../../src/render/api-version.js';
 

@@ -1,10 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { FileEntry, Hashes, ProjectPage } from '../../src/index/model.js';
+import type { Hashes, ProjectPage } from '../../src/index/model.js';
 import { normalizeName } from '../../src/index/names.js';
 import { fileEntry, projectPage, SHA } from '../helpers/model-builders.js';
-import { versionFromFilename } from '../../src/index/filenames.js';
 import { renderProjectJson, renderRootJson, renderRootJsonChunks } from '../../src/render/simple-json.js';
 import { toWireJson } from '../../src/render/json-wire.js';
 
