@@ -6,7 +6,7 @@ import { CLI_IDENTITY, ProjectAdmin } from '../index/project-admin.js';
 import { MetaStore } from '../store/meta-store.js';
 import { BlobStore } from '../store/blob-store.js';
 import { cacheStats, collectGarbage, purgeCache } from '../index/cache-maintenance.js';
-import { parseDuration, type Config } from '../config/schema.js';
+import { formatBytes, parseDuration, type Config } from '../config/schema.js';
 import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
 import { TRANSFER_COMMANDS } from './transfer-commands.js';
 
@@ -42,17 +42,6 @@ async function readPassword(io: Io, fromStdin: boolean): Promise<string> {
 }
 
 const admin = (meta: MetaStore) => new ProjectAdmin(meta);
-
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
-}
 
 export const COMMANDS: Record<string, Command> = {
   'user add': {

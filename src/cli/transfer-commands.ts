@@ -2,7 +2,8 @@
 import { parseDuration } from '../config/schema.js';
 import { normalizeName } from '../index/names.js';
 import { BlobStore } from '../store/blob-store.js';
-import { formatBytes, type DbName } from '../transfer/archive-format.js';
+import { formatBytes } from '../config/schema.js';
+import type { DbName } from '../transfer/archive-format.js';
 import { exportArchive } from '../transfer/export.js';
 import { importArchive } from '../transfer/import.js';
 import { Progress, type ProgressStream } from '../transfer/progress.js';

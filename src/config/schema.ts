@@ -62,6 +62,19 @@ const SIZE_UNITS: Record<string, number> = {
   kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40,
 };
 
+/** `1.2 GB`: decimal units, as sizes are written in the configuration. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  let value = bytes;
+  let unit = 'B';
+  for (const u of ['KB', 'MB', 'GB', 'TB']) {
+    if (value < 1000) break;
+    value /= 1000;
+    unit = u;
+  }
+  return `${value.toFixed(1)} ${unit}`;
+}
+
 export function parseSize(raw: unknown, key: string): number {
   if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw > 0) return raw;
   const match = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw) : null;

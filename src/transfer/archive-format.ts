@@ -168,16 +168,3 @@ export function decodeRecord(line: string): { key: unknown; value: unknown } {
   return { key: decodeValue(k), value: decodeValue(v) };
 }
 
-/** `1.2 GB` (decimal units, as sizes in the configuration). */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 'B';
-  for (const u of units) {
-    if (value < 1000) break;
-    value /= 1000;
-    unit = u;
-  }
-  return `${value.toFixed(1)} ${unit}`;
-}
