@@ -7,6 +7,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator.js';
+import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
 import type { HttpDeps } from './http/deps.js';
 import { errorMiddleware } from './http/error-middleware.js';
@@ -65,8 +66,9 @@ async function prepareDataDir(config: Config, blobs: BlobStore): Promise<void> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function createLarder(config: Config, options: { logger?: Logger } = {}): Promise<Larder> {
+export async function createLarder(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Promise<Larder> {
   const logger = options.logger ?? createLogger(config);
+  const clock = options.clock ?? systemClock;
   const blobs = new BlobStore(config.data);
   await prepareDataDir(config, blobs);
   const meta = new MetaStore(config.data);
@@ -122,6 +124,7 @@ export async function createLarder(config: Config, options: { logger?: Logger } 
   const source = new OverlaySource(privateSource, cached, { mergeAllowList: new Set(config.mergeAllowList) });
   const deps: HttpDeps = {
     config,
+    clock,
     source,
     privateSource,
     meta,

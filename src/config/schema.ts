@@ -25,6 +25,18 @@ export interface Config {
   upstreamHeadersTimeout: number;
   upstreamBodyTimeout: number;
   upstreamRetries: number;
+  /** Total time for one upstream project page or JSON document, retries included, ms. */
+  upstreamDeadline: number;
+  /** How long a request for a stale cached page waits for the upstream before the stale copy is served, ms. */
+  staleWait: number;
+  /** Largest upstream file (`.metadata` and `.asc` included) larder fetches, in bytes. */
+  maxFileSize: number;
+  /** Origins (`https://host[:port]`) besides the upstream's own that file URLs may point at. */
+  fileHosts: string[];
+  /** Bytes kept free on the data filesystem: below this, upstream files are delivered but not kept. */
+  diskReserve: number;
+  /** Failed logins a minute from one client address, or for one user name, before 429. */
+  loginFailureLimit: number;
   /** Freshness of cached upstream project pages and JSON documents, ms. */
   pageTtl: number;
   /** Freshness of the cached upstream root list, ms. */
@@ -155,6 +167,26 @@ const parseNameList: Parser<string[]> = (raw, key) => {
   return names.map((n) => n.replace(/[-_.]+/g, '-').toLowerCase());
 };
 
+/** `https://files.example.com, http://10.0.0.5:8080`; a bare host means https. Returns origins. */
+const parseOriginList: Parser<string[]> = (raw, key) => {
+  const items = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',');
+  return items
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((item) => {
+      let url: URL;
+      try {
+        url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(item) ? item : `https://${item}`);
+      } catch {
+        throw new ConfigError(key, raw, 'a comma-separated list of origins such as https://files.example.com');
+      }
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.pathname.replace(/\/$/, '') || url.search) {
+        throw new ConfigError(key, raw, 'a comma-separated list of origins such as https://files.example.com (no path)');
+      }
+      return url.origin;
+    });
+};
+
 const optionalSize: Parser<number | null> = (raw, key) =>
   raw === null || raw === undefined || raw === '' || String(raw).toLowerCase() === 'unlimited' ? null : parseSize(raw, key);
 
@@ -195,6 +227,12 @@ export const SETTINGS = [
   setting('upstreamHeadersTimeout', 'LARDER_UPSTREAM_HEADERS_TIMEOUT', '--upstream-headers-timeout', parseDuration, 'time for the upstream to send response headers'),
   setting('upstreamBodyTimeout', 'LARDER_UPSTREAM_BODY_TIMEOUT', '--upstream-body-timeout', parseDuration, 'longest pause inside an upstream response body'),
   setting('upstreamRetries', 'LARDER_UPSTREAM_RETRIES', '--upstream-retries', integerIn(0, 10), 'retries of idempotent upstream GETs on connection errors and 5xx'),
+  setting('upstreamDeadline', 'LARDER_UPSTREAM_DEADLINE', '--upstream-deadline', parseDuration, 'total time for one upstream project page or JSON document, retries included'),
+  setting('staleWait', 'LARDER_STALE_WAIT', '--stale-wait', parseDuration, 'how long a stale cached page waits for the upstream before it is served as it is'),
+  setting('maxFileSize', 'LARDER_MAX_FILE_SIZE', '--max-file-size', parseSize, 'largest upstream file fetched (.metadata and .asc included)'),
+  setting('fileHosts', 'LARDER_FILE_HOSTS', '--file-hosts', parseOriginList, 'origins besides the upstream\'s own that file URLs may point at (comma-separated)'),
+  setting('diskReserve', 'LARDER_DISK_RESERVE', '--disk-reserve', parseSize, 'free space kept on the data filesystem; below it upstream files are delivered, not kept'),
+  setting('loginFailureLimit', 'LARDER_LOGIN_FAILURE_LIMIT', '--login-failure-limit', integerIn(1, 100_000), 'failed logins a minute per client address or user name before 429'),
   setting('pageTtl', 'LARDER_PAGE_TTL', '--page-ttl', parseDuration, 'freshness of cached upstream project pages and JSON documents'),
   setting('rootTtl', 'LARDER_ROOT_TTL', '--root-ttl', parseDuration, 'freshness of the cached upstream project list'),
   setting('notFoundTtl', 'LARDER_NOT_FOUND_TTL', '--not-found-ttl', parseDuration, 'how long an upstream 404 is remembered'),

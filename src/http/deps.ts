@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { PrivateSource } from '../index/sources/private-source.js';
 import type { IndexSource } from '../index/source.js';
@@ -13,6 +14,7 @@ import type { RootRenderCache } from './root-render-cache.js';
 /** What the HTTP layer is handed by the composition root. Routes talk to `source`, never to LMDB for reads. */
 export interface HttpDeps {
   config: Config;
+  clock: Clock;
   source: IndexSource;
   privateSource: PrivateSource;
   meta: MetaStore;

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLarder, type Larder } from '../../src/app.js';
+import type { Clock } from '../../src/clock.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { newToken } from '../../src/auth/tokens.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -19,13 +20,13 @@ export interface TestLarder {
   close(): Promise<void>;
 }
 
-export async function startLarder(overrides: Partial<Config> = {}, dataDir?: string): Promise<TestLarder> {
+export async function startLarder(overrides: Partial<Config> = {}, dataDir?: string, options: { clock?: Clock } = {}): Promise<TestLarder> {
   const data = dataDir ?? (await mkdtemp(join(tmpdir(), 'larder-test-')));
   const config = loadConfig({
     env: {},
     overrides: { host: '127.0.0.1', port: 0, data, upstream: null, logLevel: 'silent', ...overrides },
   });
-  const larder = await createLarder(config);
+  const larder = await createLarder(config, options);
   const url = await larder.listen();
   let stopped = false;
   const stop = async () => {

@@ -37,7 +37,7 @@ const sha256File = async (path: string): Promise<string> => {
 /** Every regular file under `dir`, as paths relative to it. */
 async function walk(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath ?? e.path, e.name))).sort();
+  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name))).sort();
 }
 
 const startServe = (data: string) => startChildServer(['--upstream', 'none', '--data', data]);
