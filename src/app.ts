@@ -31,11 +31,14 @@ import { OverlaySource } from './index/sources/overlay-source.js';
 import { PrivateSource } from './index/sources/private-source.js';
 import { UpstreamSource } from './index/sources/upstream-source.js';
 import { createLogger } from './logger.js';
+import { StorageReporter } from './metrics/storage-reporter.js';
 import { Metrics } from './metrics/metrics.js';
 import { BlobStore } from './store/blob-store.js';
+import { DiskSpace } from './store/disk-space.js';
 import { MetaStore } from './store/meta-store.js';
 import { Publisher } from './upload/publish.js';
 import { UpstreamClient } from './upstream/client.js';
+import { OriginPolicy } from './upstream/origin-policy.js';
 
 export interface Larder {
   config: Config;
@@ -64,6 +67,9 @@ async function prepareDataDir(config: Config, blobs: BlobStore): Promise<void> {
   await blobs.purgeTmp();
 }
 
+/** The project list is large: it gets at least this long, however short the page deadline is. */
+const ROOT_DEADLINE_MIN = 60_000;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function createLarder(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Promise<Larder> {
@@ -85,8 +91,11 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   });
 
   const privateSource = new PrivateSource(meta, blobs);
+  const space = new DiskSpace(config.data, config.diskReserve, clock);
+  const storage = new StorageReporter(logger, metrics, clock);
+  const origins = new OriginPolicy(config.upstream, config.upstreamJsonApi, config.fileHosts);
   const client = config.upstream
-    ? new UpstreamClient(config, {
+    ? new UpstreamClient(config, origins, {
         request: () => metrics.upstreamRequests.inc(),
         failure: (kind) => {
           metrics.upstreamErrors.inc({ kind });
@@ -100,16 +109,26 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       config.cacheMaxSize === null
         ? undefined
         : new CacheBudget(meta, blobs, dbs, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
+    const upstream = new UpstreamSource(client, {
+      indexUrl: UpstreamClient.stripCredentials(config.upstream),
+      jsonApiUrl: config.upstreamJsonApi,
+      deadline: config.upstreamDeadline,
+      rootDeadline: Math.max(ROOT_DEADLINE_MIN, config.upstreamDeadline),
+    });
     cached = new CachedSource(
-      new UpstreamSource(client, UpstreamClient.stripCredentials(config.upstream), config.upstreamJsonApi),
+      upstream,
       meta,
       blobs,
       {
         pageTtl: config.pageTtl,
         rootTtl: config.rootTtl,
         notFoundTtl: config.notFoundTtl,
+        staleWait: Math.min(config.staleWait, config.upstreamDeadline),
         offline: config.offline,
+        maxFileSize: config.maxFileSize,
         cacheDir: join(config.data, 'cache'),
+        clock,
+        space,
         dbs,
         budget,
       },
@@ -118,6 +137,8 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
         cacheResult: (kind, state) => metrics.cacheResult(kind, state),
         hashMismatch: () => metrics.hashMismatches.inc(),
         bytesFetched: (n) => metrics.upstreamFetchedBytes.inc(n),
+        diskFull: (what, item, err) => storage.diskFull(what, item, err),
+        storeFailed: (what, err) => storage.failed(what, err),
       },
     );
   }
@@ -129,12 +150,13 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     privateSource,
     meta,
     blobs,
+    space,
     authenticator: new Authenticator(meta),
     publisher: new Publisher(meta, blobs, cached, new Set(config.mergeAllowList)),
     logger,
     metrics,
     rendered: new RenderedCache(config.memoryCacheSize),
-    rootPages: new RootRenderCache(join(config.data, 'cache')),
+    rootPages: new RootRenderCache(join(config.data, 'cache'), space),
   };
 
   const koa = new Koa();
@@ -160,7 +182,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     await next();
   });
   koa.use(requestLog(logger, metrics));
-  koa.use(errorMiddleware(logger));
+  koa.use(errorMiddleware(logger, storage));
   if (config.readAuth) koa.use(readAuthMiddleware(deps.authenticator));
   koa.use(router.routes());
   koa.use(router.allowedMethods());

@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.js';
 import type { PrivateSource } from '../index/sources/private-source.js';
 import type { IndexSource } from '../index/source.js';
 import type { BlobStore } from '../store/blob-store.js';
+import type { DiskSpace } from '../store/disk-space.js';
 import type { MetaStore } from '../store/meta-store.js';
 import type { Publisher } from '../upload/publish.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -19,6 +20,7 @@ export interface HttpDeps {
   privateSource: PrivateSource;
   meta: MetaStore;
   blobs: BlobStore;
+  space: DiskSpace;
   authenticator: Authenticator;
   publisher: Publisher;
   logger: Logger;

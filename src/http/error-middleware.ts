@@ -5,6 +5,8 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { LarderError } from '../errors.js';
+import type { StorageReporter } from '../metrics/storage-reporter.js';
+import { isDiskFull } from '../store/disk-space.js';
 
 /** Node refuses reason phrases outside tab, printable ASCII and latin-1; other characters become '?'. */
 export function reasonPhrase(message: string): string {
@@ -18,12 +20,16 @@ function fromKoaError(err: { status?: number; statusCode?: number; expose?: bool
   return new LarderError(status, 'http_error', message);
 }
 
-export function errorMiddleware(logger: Logger) {
+const diskFull = () =>
+  new LarderError(507, 'disk_full', 'The server\'s data disk is full, so larder could not store this; nothing was changed. Try again once space has been freed.');
+
+export function errorMiddleware(logger: Logger, storage: StorageReporter) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
     } catch (caught) {
-      let err = caught instanceof LarderError ? caught : fromKoaError(caught as object);
+      if (!(caught instanceof LarderError) && isDiskFull(caught)) storage.diskFull('upload', `${ctx.method} ${ctx.path}`, caught as Error);
+      let err = caught instanceof LarderError ? caught : isDiskFull(caught) ? diskFull() : fromKoaError(caught as object);
       if (!err || err.status >= 500) {
         logger.error({ err: caught, method: ctx.method, path: ctx.path }, 'request failed');
       }

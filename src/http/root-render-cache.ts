@@ -4,13 +4,27 @@
  * sees half a page; older versions are removed once a newer one is in place.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { DiskSpace } from '../store/disk-space.js';
 
 export class RootRenderCache {
   private readonly inflight = new Map<string, Promise<{ path: string; size: number }>>();
 
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly space: DiskSpace,
+  ) {}
+
+  /** Writes `text`, unless that would eat into the disk's reserve (then an ENOSPC error: send it unkept). */
+  private async append(handle: FileHandle, text: string): Promise<number> {
+    const bytes = Buffer.byteLength(text);
+    if (!(await this.space.allowsCache(bytes))) {
+      throw Object.assign(new Error('the data disk is below its reserve (LARDER_DISK_RESERVE)'), { code: 'ENOSPC' });
+    }
+    this.space.wrote(bytes);
+    return (await handle.write(text)).bytesWritten;
+  }
 
   async file(version: string, extension: string, render: () => AsyncIterable<string>): Promise<{ path: string; size: number }> {
     const name = `root-${createHash('sha256').update(version).digest('hex').slice(0, 24)}.${extension}`;
@@ -35,11 +49,11 @@ export class RootRenderCache {
       for await (const chunk of render()) {
         pending += chunk;
         if (pending.length >= 1 << 16) {
-          size += (await handle.write(pending)).bytesWritten;
+          size += await this.append(handle, pending);
           pending = '';
         }
       }
-      size += (await handle.write(pending)).bytesWritten;
+      size += await this.append(handle, pending);
     } catch (err) {
       await handle.close();
       await unlink(tmp).catch(() => {});

@@ -136,11 +136,18 @@ export interface ProjectReleases {
 /**
  * The bytes of one file (or of its `.metadata` / `.asc` companion): a file on disk, or a stream that
  * `open()` starts (so a HEAD request never starts a download). `open()` rejects when the download fails
- * before its first byte, so the caller can still answer with an error status.
+ * before its first byte, so the caller can still answer with an error status; it resolves with the size
+ * when that is known by then (advertised, or the upstream's Content-Length).
  */
 export type FileBody =
   | { kind: 'disk'; path: string; size: number; etag: string; contentType: string }
-  | { kind: 'stream'; open: () => Promise<NodeJS.ReadableStream>; size: number | null; etag: string | null; contentType: string };
+  | {
+      kind: 'stream';
+      open: () => Promise<{ stream: NodeJS.ReadableStream; size: number | null }>;
+      size: number | null;
+      etag: string | null;
+      contentType: string;
+    };
 
 /** Where a proxied answer came from, reported in `X-Larder-Cache`. */
 export type CacheState = 'hit' | 'miss' | 'revalidated' | 'stale';

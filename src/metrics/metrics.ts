@@ -22,12 +22,14 @@ export class Metrics {
   });
   readonly cacheResults = new Counter({ name: 'larder_cache_results_total', help: 'Proxied answers by kind (page, file, metadata) and state (hit, miss, revalidated, stale).', labelNames: ['kind', 'state'], registers: [this.registry] });
   readonly upstreamRequests = new Counter({ name: 'larder_upstream_requests_total', help: 'Requests sent to the upstream (retries included).', registers: [this.registry] });
-  readonly upstreamErrors = new Counter({ name: 'larder_upstream_errors_total', help: 'Failed upstream requests by kind (timeout, unreachable, status, invalid).', labelNames: ['kind'], registers: [this.registry] });
+  readonly upstreamErrors = new Counter({ name: 'larder_upstream_errors_total', help: 'Failed upstream requests by kind (timeout, unreachable, status, invalid, refused).', labelNames: ['kind'], registers: [this.registry] });
   readonly upstreamTimeouts = new Counter({ name: 'larder_upstream_timeouts_total', help: 'Upstream requests that timed out.', registers: [this.registry] });
   readonly cacheServedBytes = new Counter({ name: 'larder_cache_served_bytes_total', help: 'Bytes of cached upstream files served from disk (bytes the upstream did not have to send).', registers: [this.registry] });
   readonly upstreamFetchedBytes = new Counter({ name: 'larder_upstream_fetched_bytes_total', help: 'Bytes of verified files fetched from the upstream.', registers: [this.registry] });
   readonly hashMismatches = new Counter({ name: 'larder_hash_mismatches_total', help: 'Upstream files refused because their hash or size did not match the index.', registers: [this.registry] });
   readonly uploads = new Counter({ name: 'larder_uploads_total', help: 'Uploads by outcome (created, identical, refused).', labelNames: ['outcome'], registers: [this.registry] });
+  readonly diskFull = new Counter({ name: 'larder_disk_full_total', help: 'Things not kept or refused because the data disk was full or below LARDER_DISK_RESERVE, by what (file, page, upload).', labelNames: ['what'], registers: [this.registry] });
+  readonly storeFailures = new Counter({ name: 'larder_store_failures_total', help: 'Cache writes that failed for another reason (what they concerned was still served).', registers: [this.registry] });
   readonly evictions = new Counter({ name: 'larder_cache_evictions_total', help: 'Cached upstream files evicted to stay under LARDER_CACHE_MAX_SIZE.', registers: [this.registry] });
 
   constructor(totals: () => StoreTotals) {

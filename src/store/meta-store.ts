@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { written } from './lmdb-writes.js';
 import type {
   ChangeAction,
   ChangelogEntry,
@@ -90,7 +91,7 @@ export class MetaStore {
 
   /** Runs `fn` as one asynchronous (batched, still atomic) LMDB write transaction. */
   transactionAsync<T>(fn: () => T): Promise<T> {
-    return this.root.transaction(fn);
+    return written(this.root.transaction(fn));
   }
 
   async close(): Promise<void> {

@@ -1,31 +1,39 @@
 /**
  * The one HTTP client larder uses to reach the upstream: a keep-alive undici dispatcher with time-outs,
- * optional proxy, credentials for the upstream's own origin, and bounded retries of idempotent GETs.
+ * optional proxy, credentials for the upstream's own origin, undici's retry interceptor for idempotent
+ * GETs, its decompress interceptor for documents, redirects followed by hand so that every hop is checked
+ * against the origin policy, and an optional total deadline per request.
  */
-import { pipeline } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
 import type { Config } from '../config/schema.js';
+import { formatDuration } from '../config/schema.js';
+import { observing, type UpstreamObserver } from './observing-interceptor.js';
+import type { OriginPolicy } from './origin-policy.js';
+import { classify, UpstreamError } from './upstream-error.js';
+
+export { UpstreamError } from './upstream-error.js';
+export type { UpstreamObserver } from './observing-interceptor.js';
 
 export const LARDER_VERSION = '0.1.0';
-
-export class UpstreamError extends Error {
-  constructor(
-    message: string,
-    /** 'timeout' for time-outs, 'unreachable' for connection errors, 'status' for bad statuses, 'invalid' for bad content. */
-    readonly kind: 'timeout' | 'unreachable' | 'status' | 'invalid',
-    readonly status?: number,
-  ) {
-    super(message);
-    this.name = 'UpstreamError';
-  }
-}
 
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | undefined>;
   body: Dispatcher.ResponseData['body'];
+  /** The URL that answered (after redirects), without credentials. */
   url: string;
+  /** Turns an error met while reading `body` into an UpstreamError (a passed deadline becomes 'timeout'). */
+  describe(err: unknown): UpstreamError;
+}
+
+export interface GetOptions {
+  headers?: Record<string, string>;
+  /** Aborts the request and its body (e.g. every client of a download has gone). */
+  signal?: AbortSignal;
+  /** Total time for the request, its retries, redirects and its body, ms. */
+  deadline?: number;
+  /** Undo Content-Encoding (documents); files are fetched as they are. */
+  decode?: boolean;
 }
 
 type ClientConfig = Pick<
@@ -42,47 +50,21 @@ type ClientConfig = Pick<
   | 'noProxy'
 >;
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
-
-function describe(err: unknown): UpstreamError {
-  if (err instanceof UpstreamError) return err;
-  const code = (err as { code?: string }).code ?? '';
-  const cause = (err as { cause?: { code?: string } }).cause?.code ?? '';
-  if (TIMEOUT_CODES.has(code) || TIMEOUT_CODES.has(cause)) return new UpstreamError(`timed out (${code || cause})`, 'timeout');
-  return new UpstreamError(`${code || cause || 'connection failed'}: ${(err as Error).message}`, 'unreachable');
-}
-
-/** The response body with its Content-Encoding (gzip, deflate, br) undone. */
-export function decodedBody(res: UpstreamResponse): AsyncIterable<Buffer> {
-  const encoding = (res.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip'
-      ? createGunzip()
-      : encoding === 'deflate'
-        ? createInflate()
-        : encoding === 'br'
-          ? createBrotliDecompress()
-          : null;
-  if (!decoder) return res.body;
-  return pipeline(res.body, decoder, () => {});
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Told of every upstream request and failure (the metrics hook). */
-export interface UpstreamObserver {
-  request(): void;
-  failure(kind: UpstreamError['kind']): void;
-}
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+/** The largest decoded document any caller reads; callers enforce their own, smaller bounds. */
+const MAX_DECODED_BYTES = 512 * 1024 * 1024;
 
 export class UpstreamClient {
-  private readonly dispatcher: Dispatcher;
-  private readonly closable: Dispatcher;
+  private readonly agent: Dispatcher;
+  private readonly files: Dispatcher;
+  private readonly documents: Dispatcher;
   private readonly authOrigin: string | null;
   private readonly authorization: string | null;
 
   constructor(
-    private readonly config: ClientConfig,
+    config: ClientConfig,
+    private readonly origins: OriginPolicy,
     private readonly observer: UpstreamObserver = { request() {}, failure() {} },
   ) {
     const options = {
@@ -92,12 +74,24 @@ export class UpstreamClient {
       keepAliveTimeout: 30_000,
       connections: 32,
     };
-    const base =
+    this.agent =
       config.httpProxy || config.httpsProxy
         ? new EnvHttpProxyAgent({ ...options, httpProxy: config.httpProxy ?? '', httpsProxy: config.httpsProxy ?? '', noProxy: config.noProxy ?? '' })
         : new Agent(options);
-    this.closable = base;
-    this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
+    // compose() wraps in order: the observer sees every attempt, the retry interceptor sits around it.
+    const retry = interceptors.retry({
+      maxRetries: config.upstreamRetries,
+      minTimeout: 100,
+      maxTimeout: 2_000,
+      timeoutFactor: 2,
+      methods: ['GET'],
+      statusCodes: [429, 500, 502, 503, 504],
+      errorCodes: ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT'],
+      // The last failed answer is handed on as it is, so callers see the upstream's own status.
+      throwOnError: false,
+    });
+    this.files = this.agent.compose(observing(observer), retry);
+    this.documents = this.agent.compose(observing(observer), retry, interceptors.decompress({ maxSize: MAX_DECODED_BYTES }));
     let user = config.upstreamUsername;
     let password = config.upstreamPassword;
     let origin: string | null = null;
@@ -121,43 +115,72 @@ export class UpstreamClient {
     return u.toString();
   }
 
-  private headersFor(url: string, extra: Record<string, string>): Record<string, string> {
-    const headers: Record<string, string> = { 'user-agent': `larder/${LARDER_VERSION}`, ...extra };
-    if (this.authorization && new URL(url).origin === this.authOrigin) headers.authorization = this.authorization;
+  private headersFor(url: URL, extra: Record<string, string>, decode: boolean): Record<string, string> {
+    const headers: Record<string, string> = {
+      'user-agent': `larder/${LARDER_VERSION}`,
+      'accept-encoding': decode ? 'gzip, deflate, br' : 'identity',
+      ...extra,
+    };
+    if (this.authorization && url.origin === this.authOrigin) headers.authorization = this.authorization;
     return headers;
   }
 
   /**
-   * GET with retries on connection errors and 5xx (the body of a failed attempt is discarded).
-   * Any status is returned; the caller must consume or dump the body.
+   * GET, with retries on connection errors, 429 and 5xx, and redirects followed when the origin policy
+   * allows their target. Any final status is returned; the caller must consume or dump the body.
    */
-  async get(rawUrl: string, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<UpstreamResponse> {
-    const url = UpstreamClient.stripCredentials(rawUrl);
-    let lastError: UpstreamError | null = null;
-    for (let attempt = 0; attempt <= this.config.upstreamRetries; attempt++) {
-      if (attempt > 0) await sleep(100 * 2 ** (attempt - 1));
-      try {
-        this.observer.request();
-        const res = await request(url, { method: 'GET', headers: this.headersFor(url, headers), dispatcher: this.dispatcher, signal });
-        if (res.statusCode >= 500) this.observer.failure('status');
-        if (res.statusCode >= 500 && attempt < this.config.upstreamRetries) {
-          await res.body.dump();
-          lastError = new UpstreamError(`answered ${res.statusCode}`, 'status', res.statusCode);
-          continue;
-        }
-        const flat: Record<string, string | undefined> = {};
-        for (const [k, v] of Object.entries(res.headers)) flat[k] = Array.isArray(v) ? v.join(', ') : v;
-        return { status: res.statusCode, headers: flat, body: res.body, url };
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        lastError = describe(err);
-        this.observer.failure(lastError.kind);
+  async get(rawUrl: string, options: GetOptions = {}): Promise<UpstreamResponse> {
+    const deadline = options.deadline === undefined ? null : AbortSignal.timeout(options.deadline);
+    const signals = [options.signal, deadline].filter((s): s is AbortSignal => s !== undefined && s !== null);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const describe = (err: unknown): UpstreamError => {
+      if (err instanceof UpstreamError) return err;
+      if (deadline?.aborted) {
+        this.observer.failure('timeout');
+        return new UpstreamError(`did not answer within the ${formatDuration(options.deadline!)} deadline (LARDER_UPSTREAM_DEADLINE)`, 'timeout');
       }
+      return classify(err);
+    };
+    const decode = options.decode ?? false;
+    let url = new URL(UpstreamClient.stripCredentials(rawUrl));
+    for (let hop = 0; ; hop++) {
+      url.hash = '';
+      const refusal = this.origins.refusal(url);
+      if (refusal) {
+        const how = hop === 0 ? `larder does not fetch ${url.href}` : `the upstream redirected to ${url.href}, which larder does not follow`;
+        throw new UpstreamError(`${how}: ${refusal}`, 'refused');
+      }
+      if (signal?.aborted && !deadline?.aborted) throw signal.reason;
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(url, {
+          method: 'GET',
+          headers: this.headersFor(url, options.headers ?? {}, decode),
+          dispatcher: decode ? this.documents : this.files,
+          signal,
+        });
+      } catch (err) {
+        if (signal?.aborted && !deadline?.aborted) throw err;
+        throw describe(err);
+      }
+      const location = res.headers.location;
+      if (REDIRECTS.has(res.statusCode) && typeof location === 'string') {
+        await res.body.dump().catch(() => {});
+        if (hop >= MAX_REDIRECTS) throw new UpstreamError(`redirected more than ${MAX_REDIRECTS} times, last to ${location}`, 'invalid');
+        try {
+          url = new URL(location, url);
+        } catch {
+          throw new UpstreamError(`redirected to ${JSON.stringify(location)}, which is not a URL`, 'invalid');
+        }
+        continue;
+      }
+      const flat: Record<string, string | undefined> = {};
+      for (const [k, v] of Object.entries(res.headers)) flat[k] = Array.isArray(v) ? v.join(', ') : v;
+      return { status: res.statusCode, headers: flat, body: res.body, url: url.href, describe };
     }
-    throw lastError ?? new UpstreamError('request failed', 'unreachable');
   }
 
   async close(): Promise<void> {
-    await this.closable.close();
+    await this.agent.close();
   }
 }

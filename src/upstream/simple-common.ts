@@ -11,7 +11,8 @@ export interface SimplePageOptions {
   projectName?: string;
 }
 
-const FILE_PROTOCOLS = new Set(['http:', 'https:', 'file:']);
+/** Links with any other scheme (`file:` above all) are dropped: larder fetches nothing else. */
+const FILE_PROTOCOLS = new Set(['http:', 'https:']);
 const PROJECT_STATUSES = new Set(['active', 'archived', 'quarantined', 'deprecated']);
 const HASH_NAME = /^[a-z0-9_]+$/;
 const HEX = /^[0-9a-f]+$/;

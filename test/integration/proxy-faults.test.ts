@@ -223,15 +223,21 @@ describe('caching proxy: upstream faults', () => {
     up.clearLog();
     const broken = await get(`${l.url}/packages/big/${big.filename}`);
     assertNotDelivered(broken, big, 'truncated download');
-    assert.equal(fileRequests(big).length, 1);
+    // undici's retry interceptor tries to resume the cut body with a Range request; this upstream answers
+    // it with the whole file (200), which cannot be appended, so the download fails.
+    const attempts = fileRequests(big);
+    assert.equal(attempts[0]!.headers.range, undefined);
+    assert.ok(attempts.length <= 1 + RETRIES, `${attempts.length} attempts`);
+    for (const resumed of attempts.slice(1)) assert.match(String(resumed.headers.range), /^bytes=\d+-\d+$/);
     await eventually(() => tmpEmpty(l), 'tmp/ is cleaned up');
     assert.equal(await blobKept(l, big.sha256), false, 'nothing in blobs/');
 
+    up.clearLog();
     const good = await get(`${l.url}/packages/big/${big.filename}`);
     assert.equal(good.status, 200);
     assert.equal(good.error, undefined);
     assert.equal(sha256Hex(good.body), big.sha256);
-    assert.equal(fileRequests(big).length, 2, 'downloaded again');
+    assert.equal(fileRequests(big).length, 1, 'downloaded again');
     await eventually(() => blobKept(l, big.sha256), 'the verified file is kept');
   });
 

@@ -64,11 +64,12 @@ export function smallBodyCache(maxBytes = 32 * 1024 * 1024): SmallBodies {
 export async function sendFileBody(ctx: Context, body: FileBody, privateReads: boolean, small: SmallBodies): Promise<void> {
   if (body.kind === 'stream') {
     // Not yet on disk: the whole file as it arrives (a server may ignore Range); HEAD starts no download.
-    const stream = ctx.method === 'HEAD' ? null : await body.open();
+    const opened = ctx.method === 'HEAD' ? null : await body.open();
     fileHeaders(ctx, body, privateReads);
     ctx.status = 200;
-    if (body.size !== null) ctx.length = body.size;
-    if (stream) ctx.body = stream;
+    const size = opened?.size ?? body.size;
+    if (size !== null) ctx.length = size;
+    if (opened) ctx.body = opened.stream;
     return;
   }
   fileHeaders(ctx, body, privateReads);

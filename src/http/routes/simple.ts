@@ -1,10 +1,12 @@
 /** The simple API (PEP 503/691): /simple/ and /simple/<project>/, negotiated between HTML and JSON. */
 import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { LarderError } from '../../errors.js';
 import type { SourceTrace } from '../../index/model.js';
 import { normalizeName } from '../../index/names.js';
+import { isDiskFull } from '../../store/disk-space.js';
 import { renderProjectHtml, renderRootHtmlChunks } from '../../render/simple-html.js';
 import { renderProjectJson, renderRootJsonChunks } from '../../render/simple-json.js';
 import type { HttpDeps } from '../deps.js';
@@ -54,13 +56,22 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps): void {
       ctx.status = 304;
       return;
     }
-    const rendered = await deps.rootPages.file(etag, chosen.format, () => {
+    const render = () => {
       const entries = deps.source.listProjects();
       // Links relative to the host (as on pypi.org) keep a 600,000-project page small; a path prefix of the
       // public URL is kept.
       return chosen.format === 'json' ? renderRootJsonChunks(entries, serial) : renderRootHtmlChunks(entries, new URL(base).pathname.replace(/\/$/, ''));
-    });
+    };
     ctx.type = chosen.contentType;
+    let rendered;
+    try {
+      rendered = await deps.rootPages.file(etag, chosen.format, render);
+    } catch (err) {
+      if (!isDiskFull(err)) throw err;
+      // The disk is full: the page is rendered straight to the client and not kept.
+      if (ctx.method !== 'HEAD') ctx.body = Readable.from(render());
+      return;
+    }
     ctx.length = rendered.size;
     if (ctx.method !== 'HEAD') ctx.body = createReadStream(rendered.path);
   });

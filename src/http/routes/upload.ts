@@ -7,6 +7,9 @@ import { validateUpload } from '../../upload/validate.js';
 import type { HttpDeps } from '../deps.js';
 import { requireIdentity } from '../identity.js';
 
+/** Free space an upload leaves for the LMDB commit that records it. */
+const LMDB_HEADROOM = 16 * 1024 * 1024;
+
 export function registerUploadRoutes(router: Router, deps: HttpDeps): void {
   const upload = async (ctx: Context) => {
     const who = await requireIdentity(ctx, deps.authenticator, 'upload');
@@ -17,6 +20,10 @@ export function registerUploadRoutes(router: Router, deps: HttpDeps): void {
     });
     try {
       const upload = await validateUpload(raw);
+      // The record is an LMDB commit: never start one that the disk cannot take.
+      if (!(await deps.space.allows(0, Math.min(deps.config.diskReserve, LMDB_HEADROOM)))) {
+        throw Object.assign(new Error('the data disk is too full for the upload\'s record'), { code: 'ENOSPC' });
+      }
       deps.metrics.uploads.inc({ outcome: await deps.publisher.publish(upload, who) });
     } catch (err) {
       deps.metrics.uploads.inc({ outcome: 'refused' });

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { BlobStore } from '../../store/blob-store.js';
+import { written } from '../../store/lmdb-writes.js';
 import type { MetaStore, StoreKey } from '../../store/meta-store.js';
 import { privateBlobs, type CacheDbs } from './cache-records.js';
 
@@ -49,7 +50,7 @@ export class CacheBudget {
     let bytes = 0;
     for (const { key, value } of records) {
       if (this.total() <= this.maxBytes) break;
-      await this.dbs.files.remove(key);
+      await written(this.dbs.files.remove(key));
       this.used = this.total() - value.size;
       const left = (stillNamed.get(value.sha256) ?? 1) - 1;
       stillNamed.set(value.sha256, left);

@@ -1,24 +1,20 @@
 /**
- * The `cached` source: wraps the upstream. Pages and JSON documents are kept in LMDB with their validators
- * and in memory; fresh ones are served without asking, stale ones are revalidated (If-None-Match /
- * If-Modified-Since), and on upstream failure the stale copy is served. Files are downloaded once, verified,
- * and served from the blob store from then on. Offline, the upstream is never asked.
+ * The `cached` source: wraps the upstream. Pages and JSON documents go through the document cache
+ * (document-cache.ts), files through the file cache (cached-files.ts), the project list through the root
+ * list (root-list.ts). It also builds JSON API documents for upstreams that have none.
  */
-import { readFile } from 'node:fs/promises';
-import type { Database } from 'lmdb';
-import { LRUCache } from 'lru-cache';
+import { createReadStream } from 'node:fs';
+import { text } from 'node:stream/consumers';
 import type { Logger } from 'pino';
-import { LarderError, notFound } from '../../errors.js';
+import type { Clock } from '../../clock.js';
+import { LarderError } from '../../errors.js';
 import type { BlobStore } from '../../store/blob-store.js';
+import type { DiskSpace } from '../../store/disk-space.js';
 import type { MetaStore, StoreKey } from '../../store/meta-store.js';
-import { UpstreamError } from '../../upstream/client.js';
 import { parseCoreMetadata, releasesFromPage } from '../../upstream/json-api-from-simple.js';
 import { isPlaceholderMetadata } from '../../upstream/parse-json-api.js';
-import { contentTypeFor } from '../filenames.js';
 import type {
-  CacheState,
   FileBody,
-  FileEntry,
   FileVariant,
   ProjectListBatch,
   ProjectPage,
@@ -30,43 +26,34 @@ import type {
 import type { ProjectName } from '../names.js';
 import type { IndexSource } from '../source.js';
 import { findRelease, latestRelease } from '../release-choice.js';
-import { FileDownload, strongestHash, VerificationError } from './file-download.js';
-import { openCacheDbs, type CacheDbs, type CachedFileRecord, type DocEntry } from './cache-records.js';
+import type { CacheEvents } from './cache-events.js';
+import { openCacheDbs, type CacheDbs } from './cache-records.js';
+import { CachedFiles, MAX_METADATA_BYTES } from './cached-files.js';
+import { DocumentCache, type DocKey } from './document-cache.js';
 import { RootList } from './root-list.js';
-import { upstreamFailure, type Fetched, type UpstreamSource, type Validators } from './upstream-source.js';
+import type { Fetched, UpstreamSource, Validators } from './upstream-source.js';
 
-type Key = (string | number)[];
-type Db<V> = Database<V, StoreKey>;
+export type { CacheEvents } from './cache-events.js';
 
 export interface CachedSourceOptions {
   pageTtl: number;
   rootTtl: number;
   notFoundTtl: number;
+  /** How long a request for a stale page waits for the upstream before the stale copy is served, ms. */
+  staleWait: number;
   offline: boolean;
+  maxFileSize: number;
   cacheDir: string;
+  clock: Clock;
+  space: DiskSpace;
   dbs?: CacheDbs;
   /** Keeps cached files under a size bound, when one is configured. */
   budget?: { added(key: StoreKey, size: number): Promise<void> };
 }
 
-/** Counts what the cache does; the metrics endpoint reads it. */
-export interface CacheEvents {
-  cacheResult?(kind: 'page' | 'file' | 'metadata', state: CacheState): void;
-  upstreamFailure?(what: string, err: Error): void;
-  hashMismatch?(filename: string): void;
-  bytesFetched?(bytes: number): void;
-}
-
-const offlineNotCached = (what: string) =>
-  new LarderError(404, 'offline_not_cached', `larder is offline and ${what} is not cached.`);
-
 export class CachedSource implements IndexSource {
-  private readonly docs: Db<DocEntry<unknown>>;
-  private readonly files: Db<CachedFileRecord>;
-  /** Decoded entries, so a hot page is neither decoded from LMDB nor rebuilt per request. */
-  private readonly memory = new LRUCache<string, DocEntry<unknown>>({ max: 5000 });
-  private readonly inflight = new Map<string, Promise<{ value: unknown; state: CacheState }>>();
-  private readonly downloads = new Map<string, Promise<FileDownload>>();
+  private readonly documents: DocumentCache;
+  private readonly files: CachedFiles;
   private readonly built = new WeakMap<ProjectPage, Promise<ProjectReleases>>();
   private readonly perVersion = new WeakMap<ProjectReleases, Map<string, Promise<ProjectReleases>>>();
   private readonly root: RootList;
@@ -74,23 +61,37 @@ export class CachedSource implements IndexSource {
   constructor(
     private readonly upstream: UpstreamSource,
     meta: MetaStore,
-    private readonly blobs: BlobStore,
+    blobs: BlobStore,
     private readonly options: CachedSourceOptions,
     private readonly logger: Logger,
-    private readonly events: CacheEvents = {},
+    events: CacheEvents = {},
   ) {
-    ({ docs: this.docs, files: this.files } = options.dbs ?? openCacheDbs(meta));
-    this.root = new RootList(
-      upstream,
-      this.docs as Db<unknown>,
-      options.cacheDir,
-      options.rootTtl,
-      options.offline,
+    const { docs, files } = options.dbs ?? openCacheDbs(meta);
+    const { clock, space, offline } = options;
+    this.documents = new DocumentCache(
+      docs,
+      { ...options, failure: (what, err) => upstream.failure(what, err) },
       logger,
-      () => this.cachedProjectNames(),
-      () => this.docs.getCount({ start: ['page'], end: ['page\u0000'] }),
+      events,
     );
+    this.files = new CachedFiles(upstream, files, blobs, { offline, clock, space, maxFileSize: options.maxFileSize, budget: options.budget }, logger, events, (name) =>
+      this.getProject(name),
+    );
+    this.root = new RootList(upstream, docs as CacheDbs['docs'], {
+      cacheDir: options.cacheDir,
+      ttl: options.rootTtl,
+      staleWait: options.staleWait,
+      offline,
+      clock,
+      space,
+      logger,
+      cachedNames: () => this.cachedProjectNames(),
+      cachedCount: () => docs.getCount({ start: ['page'], end: ['page\u0000'] }),
+    });
+    this.docs = docs;
   }
+
+  private readonly docs: CacheDbs['docs'];
 
   private *cachedProjectNames(): Iterable<string> {
     for (const { value } of this.docs.getRange({ start: ['page'], end: ['page\u0000'] })) {
@@ -113,7 +114,7 @@ export class CachedSource implements IndexSource {
 
   /** Does the upstream have this project? (decision 8's new-name rule). Offline: as far as the cache knows. */
   async exists(name: ProjectName): Promise<boolean> {
-    if (this.options.offline) return Boolean(this.entry<ProjectPage>(['page', name])?.value);
+    if (this.options.offline) return Boolean(this.documents.entry<ProjectPage>(['page', name])?.value);
     try {
       return (await this.getProject(name)) !== null;
     } catch (err) {
@@ -126,91 +127,17 @@ export class CachedSource implements IndexSource {
   }
 
   knownSerial(name: ProjectName): number {
-    return this.entry<ProjectPage>(['page', name])?.value?.serial ?? 0;
+    return this.documents.entry<ProjectPage>(['page', name])?.value?.serial ?? 0;
   }
 
-  private entry<T>(key: Key): DocEntry<T> | undefined {
-    const id = key.join('\u0000');
-    let entry = this.memory.get(id);
-    if (!entry) {
-      entry = this.docs.get(key);
-      if (entry) this.memory.set(id, entry);
-    }
-    return entry as DocEntry<T> | undefined;
-  }
-
-  private store<T>(key: Key, entry: DocEntry<T>): void {
-    this.memory.set(key.join('\u0000'), entry);
-    void this.docs.put(key, entry);
-  }
-
-  private fresh(entry: DocEntry<unknown>, ttl: number): boolean {
-    return Date.now() - entry.fetchedAt < (entry.value === null ? this.options.notFoundTtl : ttl);
-  }
-
-  /** The cache protocol shared by pages and JSON documents. */
-  private async cachedDocument<T>(
-    key: Key,
+  private cachedDocument<T>(
+    key: DocKey,
     what: string,
     fetch: (validators: Validators | undefined) => Promise<Fetched<T>>,
     merge: (fresh: T, old: T | null) => T,
     trace: SourceTrace | undefined,
   ): Promise<T | null> {
-    const entry = this.entry<T>(key);
-    const report = (state: CacheState) => {
-      if (trace) trace.cache = state;
-      this.events.cacheResult?.('page', state);
-    };
-    if (this.options.offline) {
-      if (!entry) throw offlineNotCached(what);
-      report('hit');
-      return entry.value;
-    }
-    if (entry && this.fresh(entry, this.options.pageTtl)) {
-      report('hit');
-      return entry.value;
-    }
-    const id = key.join('\u0000');
-    let pending = this.inflight.get(id) as Promise<{ value: T | null; state: CacheState }> | undefined;
-    if (!pending) {
-      pending = this.refresh(key, what, entry, fetch, merge).finally(() => this.inflight.delete(id));
-      this.inflight.set(id, pending);
-    }
-    const { value, state } = await pending;
-    report(state);
-    return value;
-  }
-
-  private async refresh<T>(
-    key: Key,
-    what: string,
-    entry: DocEntry<T> | undefined,
-    fetch: (validators: Validators | undefined) => Promise<Fetched<T>>,
-    merge: (fresh: T, old: T | null) => T,
-  ): Promise<{ value: T | null; state: CacheState }> {
-    try {
-      const answer = await fetch(entry?.value ? entry.validators : undefined);
-      const now = Date.now();
-      if (answer.status === 'not-modified' && entry) {
-        this.store(key, { ...entry, fetchedAt: now });
-        return { value: entry.value, state: 'revalidated' };
-      }
-      if (answer.status === 'ok') {
-        const value = merge(answer.value, entry?.value ?? null);
-        this.store(key, { value, fetchedAt: now, validators: answer.validators });
-        return { value, state: entry ? 'revalidated' : 'miss' };
-      }
-      this.store(key, { value: null, fetchedAt: now, validators: {} });
-      return { value: null, state: entry ? 'revalidated' : 'miss' };
-    } catch (err) {
-      this.events.upstreamFailure?.(what, err as Error);
-      if (entry) {
-        this.logger.warn({ err: (err as Error).message, what }, 'upstream failed; serving the stale cached copy');
-        return { value: entry.value, state: 'stale' };
-      }
-      this.logger.warn({ err: (err as Error).message, what }, 'upstream failed and nothing is cached');
-      throw upstreamFailure(what, err);
-    }
+    return this.documents.get({ key, what, fetch, merge, trace });
   }
 
   async getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
@@ -300,137 +227,26 @@ export class CachedSource implements IndexSource {
     try {
       const body = await this.openFile(name, file.filename, 'metadata');
       if (!body) return null;
-      const path = body.kind === 'disk' ? body.path : (await this.completeDownload(name, file.filename, 'metadata')).path;
-      return parseCoreMetadata(await readFile(path, 'utf8'));
+      if (body.kind === 'disk' && body.size > MAX_METADATA_BYTES) return null;
+      const stream = body.kind === 'disk' ? createReadStream(body.path) : (await body.open()).stream;
+      return parseCoreMetadata(await text(stream));
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, project: name, version: release.version }, 'could not read core metadata for the JSON API document');
       return null;
     }
   }
 
-  private async completeDownload(name: ProjectName, filename: string, variant: FileVariant) {
-    const download = await this.downloads.get(`${name}\u0000${filename}\u0000${variant}`);
-    if (!download) throw new Error('download vanished');
-    return download.finished;
-  }
-
-  async openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
-    const key: Key = [name, filename, variant];
-    const kind = variant === 'metadata' ? 'metadata' : 'file';
-    const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
-    const record = this.files.get(key);
-    if (record && this.blobs.hasSync(record.sha256)) {
-      if (trace) trace.cache = 'hit';
-      this.events.cacheResult?.(kind, 'hit');
-      if (Date.now() - record.lastAccess > 60_000) void this.files.put(key, { ...record, lastAccess: Date.now() });
-      return { kind: 'disk', path: this.blobs.pathFor(record.sha256), size: record.size, etag: `"${record.sha256}"`, contentType };
-    }
-    if (this.options.offline) throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
-    const page = await this.getProject(name);
-    const file = page?.files.find((f) => f.filename === filename);
-    if (!file) return null;
-    const target = this.downloadTarget(file, variant);
-    if (!target) return null;
-    if (trace) trace.cache = 'miss';
-    this.events.cacheResult?.(kind, 'miss');
-    const id = key.join('\u0000');
-    let pending = this.downloads.get(id);
-    if (!pending) {
-      pending = this.startDownload(key, filename, target);
-      this.downloads.set(id, pending);
-      pending.then(
-        (d) => d.finished.then(() => this.downloads.delete(id), () => this.downloads.delete(id)),
-        () => this.downloads.delete(id),
-      );
-    }
-    const downloadStarted = pending;
-    return {
-      kind: 'stream',
-      size: target.expected.size,
-      etag: variant === 'file' && file.hashes.sha256 ? `"${file.hashes.sha256}"` : null,
-      contentType,
-      open: async () => {
-        try {
-          const download = await downloadStarted;
-          await download.started();
-          return await download.follow();
-        } catch (err) {
-          throw this.downloadError(filename, err);
-        }
-      },
-    };
-  }
-
-  private downloadTarget(file: FileEntry, variant: FileVariant) {
-    if (variant === 'file') return { url: file.sourceUrl, expected: { hash: strongestHash(file.hashes), size: file.size } };
-    if (variant === 'metadata') {
-      if (file.coreMetadata === false) return null;
-      const hash = file.coreMetadata === true ? null : strongestHash(file.coreMetadata);
-      return { url: `${file.sourceUrl}.metadata`, expected: { hash, size: null } };
-    }
-    return file.hasSig ? { url: `${file.sourceUrl}.asc`, expected: { hash: null, size: null } } : null;
-  }
-
-  private async startDownload(
-    key: Key,
-    filename: string,
-    target: { url: string; expected: { hash: { name: string; hex: string } | null; size: number | null } },
-  ): Promise<FileDownload> {
-    const res = await this.upstream.download(target.url);
-    if (res.status === 404 || res.status === 410) {
-      await res.body.dump();
-      throw notFound(`The upstream index has no file ${filename} (it answered ${res.status}).`);
-    }
-    if (res.status !== 200) {
-      await res.body.dump();
-      throw new UpstreamError(`answered ${res.status} for ${filename}`, 'status', res.status);
-    }
-    if (!target.expected.hash) this.logger.warn({ filename }, 'the upstream advertises no hash for this file; only its size is checked');
-    const download = new FileDownload({
-      body: res.body,
-      expected: target.expected,
-      blobs: this.blobs,
-      onVerified: async ({ sha256, size }) => {
-        this.events.bytesFetched?.(size);
-        const now = Date.now();
-        await this.files.put(key, { sha256, size, fetchedAt: now, lastAccess: now });
-        await this.options.budget?.added(key, size);
-      },
-    });
-    download.finished.catch((err: Error) => {
-      if (err instanceof VerificationError) {
-        this.events.hashMismatch?.(filename);
-        this.logger.warn({ filename, url: target.url, err: err.message }, 'upstream file failed verification; nothing was kept');
-      } else {
-        this.events.upstreamFailure?.(filename, err);
-        this.logger.warn({ filename, url: target.url, err: err.message }, 'upstream download failed; nothing was kept');
-      }
-    });
-    return download;
+  openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
+    return this.files.openFile(name, filename, variant, trace);
   }
 
   /** Resolves when every download under way has ended (used by a graceful stop). */
-  async drain(): Promise<void> {
-    const pending = [...this.downloads.values()].map((d) => d.then((x) => x.finished).catch(() => undefined));
-    await Promise.all(pending);
+  drain(): Promise<void> {
+    return this.files.drain();
   }
 
   /** Bytes and files of cached upstream content (files, `.metadata`, `.asc`) recorded in the store. */
   totals(): { bytes: number; files: number } {
-    let bytes = 0;
-    let files = 0;
-    for (const { value } of this.files.getRange()) {
-      bytes += value.size;
-      files += 1;
-    }
-    return { bytes, files };
-  }
-
-  private downloadError(filename: string, err: unknown): LarderError {
-    if (err instanceof LarderError) return err;
-    if (err instanceof VerificationError) {
-      return new LarderError(502, 'upstream_hash_mismatch', `The upstream sent ${filename} with the wrong content (${err.message}); nothing was kept.`);
-    }
-    return upstreamFailure(filename, err);
+    return this.files.totals();
   }
 }

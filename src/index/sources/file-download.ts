@@ -1,14 +1,22 @@
 /**
- * One verified download from the upstream into the blob store, shared by every request for the same file:
- * the body is hashed and written to tmp/ as it arrives, followers read the growing file, and only a file
- * whose size and hash match what the page advertised is committed. A mismatch fails every follower.
+ * One verified download from the upstream, shared by every request for the same file. The body is hashed
+ * as it arrives and handed to the clients from memory; it is also written to tmp/, and a client that falls
+ * behind reads the file. Only a file whose size and hash match what the page advertised is committed to
+ * the blob store; a mismatch fails every client, and the last byte is held back until the file is verified.
+ *
+ * When the file cannot be kept (the disk is full or below its reserve, at the start or midway) the clients
+ * still get it, verified, from memory — the upstream is then read no faster than the slowest client takes
+ * it — and nothing is kept. Such a download takes no new clients. A download whose size is unknown, or that
+ * is not being kept, is abandoned once every client has gone. Nothing partial is ever kept.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { BlobStore } from '../../store/blob-store.js';
+import { formatBytes } from '../../config/schema.js';
+import { UpstreamError } from '../../upstream/upstream-error.js';
 import type { Hashes } from '../model.js';
+import { BatchedFileWriter, MAX_IN_FLIGHT } from './batched-file-writer.js';
 
 /** Hash names node:crypto can check, strongest first. */
 const VERIFIABLE = ['sha512', 'sha384', 'sha256', 'sha224', 'sha1', 'md5'] as const;
@@ -21,18 +29,9 @@ export function strongestHash(hashes: Hashes): { name: string; hex: string } | n
   return null;
 }
 
-const WRITE_BATCH = 1 << 20;
-const MAX_IN_FLIGHT = 4 * WRITE_BATCH;
-
-/** What is left of `buffers` after the first `written` bytes. */
-function skipWritten(buffers: Uint8Array[], written: number): Uint8Array[] {
-  let skip = written;
-  let i = 0;
-  while (i < buffers.length && skip >= buffers[i]!.byteLength) skip -= buffers[i++]!.byteLength;
-  const rest = buffers.slice(i);
-  if (skip > 0 && rest.length) rest[0] = rest[0]!.subarray(skip);
-  return rest;
-}
+/** How far the slowest client of a download that is not kept may fall behind the upstream. */
+const MAX_BUFFERED = 8 << 20;
+const READ_SIZE = 1 << 20;
 
 export class VerificationError extends Error {
   override name = 'VerificationError';
@@ -41,168 +40,302 @@ export class VerificationError extends Error {
 export interface DownloadResult {
   sha256: string;
   size: number;
-  path: string;
+  /** False when the file was delivered but not kept. */
+  kept: boolean;
 }
 
 export interface DownloadSpec {
   /** The body, as it arrives from the upstream. */
   body: AsyncIterable<Uint8Array>;
+  /** Stops the upstream request (every client has gone). */
+  abort(): void;
   expected: { hash: { name: string; hex: string } | null; size: number | null };
+  /** The response's own Content-Length, when it sent one. */
+  contentLength: number | null;
+  /** Largest accepted file, bytes (LARDER_MAX_FILE_SIZE). */
+  maxBytes: number;
   blobs: BlobStore;
-  /** Runs after the blob is committed and before followers are told the download is done (record it here). */
-  onVerified: (result: DownloadResult) => void | Promise<void>;
+  /** Whether there is room to keep the file at all; asked once at the start. */
+  keep: boolean;
+  /** Asked before each batch written to tmp/: false means "stop keeping" (the disk is below its reserve). */
+  mayWrite(bytes: number): Promise<boolean>;
+  /** Runs after the blob is committed and before clients get the last byte (record it here). */
+  onVerified(result: { sha256: string; size: number }): Promise<void>;
+  /** The file will be delivered but not kept; `reason` says why. */
+  onNotKept(reason: Error): void;
 }
 
-export class FileDownload extends EventEmitter {
-  readonly tmpPath: string;
-  /** Bytes written to tmpPath so far. */
-  written = 0;
+interface Follower {
+  position: number;
+}
+
+interface Chunk {
+  start: number;
+  bytes: Uint8Array;
+}
+
+export class FileDownload {
   state: 'running' | 'done' | 'failed' = 'running';
-  result: DownloadResult | null = null;
-  error: Error | null = null;
   readonly finished: Promise<DownloadResult>;
+  /** The size when it is known before the end: advertised by the page or by Content-Length. */
+  readonly knownSize: number | null;
+  private error: Error | null = null;
+  private received = 0;
+  private keeping: boolean;
+  private writer: BatchedFileWriter | null = null;
+  private committedPath: string | null = null;
+  private readonly tmpPath: string;
+  private readonly memory: Chunk[] = [];
+  private readonly followers = new Set<Follower>();
+  private waiters: (() => void)[] = [];
+  private abandoned = false;
+  private closed = false;
+  private onClosed: (() => void)[] = [];
+  private tmpRemoved = false;
 
   constructor(private readonly spec: DownloadSpec) {
-    super();
-    this.setMaxListeners(0);
+    this.keeping = spec.keep;
+    this.knownSize = spec.expected.size ?? spec.contentLength;
     this.tmpPath = spec.blobs.tmpPath('download');
     this.finished = this.run();
     this.finished.catch(() => {});
   }
 
+  /** May another client join? Only while the file is being downloaded to be kept. */
+  get joinable(): boolean {
+    return this.state === 'running' && this.keeping;
+  }
+
+  private get written(): number {
+    return this.writer?.written ?? 0;
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private changed(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Bytes before this are no longer needed in memory: on disk, or taken by every client. */
+  private lowWater(): number {
+    if (this.keeping) return this.written;
+    let lowest = this.received;
+    for (const f of this.followers) lowest = Math.min(lowest, f.position);
+    return Math.max(this.written, lowest);
+  }
+
+  private release(): void {
+    const low = this.lowWater();
+    while (this.memory.length && this.memory[0]!.start + this.memory[0]!.bytes.byteLength <= low) this.memory.shift();
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const callback of this.onClosed) callback();
+    this.onClosed = [];
+  }
+
+  /** Runs `callback` once the download takes no more clients (done, failed, or not kept). */
+  whenClosed(callback: () => void): void {
+    if (this.closed) callback();
+    else this.onClosed.push(callback);
+  }
+
+  private stopKeeping(reason: Error): void {
+    if (!this.keeping) return;
+    this.keeping = false;
+    this.close();
+    this.spec.onNotKept(reason);
+    if (this.followers.size === 0) this.abandon();
+    this.wake();
+  }
+
+  private abandon(): void {
+    if (this.abandoned || this.state !== 'running') return;
+    this.abandoned = true;
+    this.spec.abort();
+    this.wake();
+  }
+
+  private check(size: number): void {
+    if (size > this.spec.maxBytes) {
+      throw new UpstreamError(`sent a file larger than LARDER_MAX_FILE_SIZE (${formatBytes(this.spec.maxBytes)})`, 'invalid');
+    }
+    const advertised = this.spec.expected.size;
+    if (advertised !== null && size > advertised) throw new VerificationError(`received more than the advertised ${advertised} bytes`);
+  }
+
   private async run(): Promise<DownloadResult> {
-    const { body, expected, blobs } = this.spec;
+    const { body, expected } = this.spec;
     const sha256 = createHash('sha256');
     const check: Hash | null = expected.hash && expected.hash.name !== 'sha256' ? createHash(expected.hash.name) : null;
-    let handle: FileHandle | null = null;
     try {
-      handle = await open(this.tmpPath, 'w');
-      const out = handle;
-      // Chunks are written in batches of about 1 MiB (one system call per batch, not per network chunk),
-      // and up to a few batches are in flight while more arrives; `written` grows only contiguously.
-      let pending: Uint8Array[] = [];
-      let pendingBytes = 0;
-      let dispatched = 0;
-      let writes: Promise<void> = Promise.resolve();
-      const flush = () => {
-        let buffers = pending;
-        let position = dispatched;
-        dispatched += pendingBytes;
-        pending = [];
-        pendingBytes = 0;
-        writes = writes.then(async () => {
-          while (buffers.length) {
-            const { bytesWritten } = await out.writev(buffers, position);
-            position += bytesWritten;
-            this.written += bytesWritten;
-            buffers = skipWritten(buffers, bytesWritten);
-          }
-          this.emit('progress');
-        });
-        writes.catch(() => {});
-      };
+      for (const size of [expected.size, this.spec.contentLength]) if (size !== null) this.check(size);
+      if (this.keeping) await this.openWriter();
       for await (const chunk of body) {
+        this.check(this.received + chunk.byteLength);
         sha256.update(chunk);
         check?.update(chunk);
-        pending.push(chunk);
-        pendingBytes += chunk.byteLength;
-        if (expected.size !== null && dispatched + pendingBytes > expected.size) {
-          throw new VerificationError(`received more than the advertised ${expected.size} bytes`);
-        }
-        if (pendingBytes >= WRITE_BATCH) {
-          flush();
-          if (dispatched - this.written > MAX_IN_FLIGHT) await writes;
-        }
+        this.memory.push({ start: this.received, bytes: chunk });
+        this.received += chunk.byteLength;
+        if (this.keeping) this.writer!.add(chunk);
+        this.wake();
+        await this.backpressure();
       }
-      flush();
-      await writes;
-      await handle.close();
-      handle = null;
+      if (this.abandoned) throw new Error('every client has gone');
+      if (this.keeping) await this.writer!.finish();
       const digest = sha256.digest('hex');
-      if (expected.size !== null && this.written !== expected.size) {
-        throw new VerificationError(`received ${this.written} bytes, the index advertised ${expected.size}`);
+      if (expected.size !== null && this.received !== expected.size) {
+        throw new VerificationError(`received ${this.received} bytes, the index advertised ${expected.size}`);
       }
       if (expected.hash) {
         const actual = check ? check.digest('hex') : digest;
-        if (actual !== expected.hash.hex) {
-          throw new VerificationError(`${expected.hash.name} is ${actual}, the index advertised ${expected.hash.hex}`);
-        }
+        if (actual !== expected.hash.hex) throw new VerificationError(`${expected.hash.name} is ${actual}, the index advertised ${expected.hash.hex}`);
       }
-      const path = await blobs.commit(this.tmpPath, digest);
-      this.result = { sha256: digest, size: this.written, path };
-      await this.spec.onVerified(this.result);
+      const kept = this.keeping && (await this.commit(digest));
       this.state = 'done';
-      this.emit('progress');
-      return this.result;
+      return { sha256: digest, size: this.received, kept };
     } catch (err) {
-      this.error = err as Error;
+      this.error = this.abandoned ? new Error('every client has gone') : (err as Error);
       this.state = 'failed';
-      await handle?.close().catch(() => {});
-      await unlink(this.tmpPath).catch(() => {});
-      this.emit('progress');
-      throw err;
+      throw this.error;
+    } finally {
+      this.close();
+      this.wake();
+      await this.writer?.close();
+      await this.cleanup();
     }
   }
 
-  /** Resolves once the first byte is on disk or the download has ended (rejects if it failed first). */
-  async started(): Promise<void> {
-    while (this.state === 'running' && this.written === 0) await new Promise((resolve) => this.once('progress', resolve));
-    if (this.state === 'failed' && this.written === 0) throw this.error!;
+  private async openWriter(): Promise<void> {
+    try {
+      this.writer = await BatchedFileWriter.open(
+        this.tmpPath,
+        { progress: () => (this.release(), this.wake()), failed: (err) => this.stopKeeping(err) },
+        (bytes) => this.spec.mayWrite(bytes),
+      );
+    } catch (err) {
+      this.stopKeeping(err as Error);
+    }
+  }
+
+  /** Makes the verified tmp file the blob and records it; false (delivered, not kept) when that fails. */
+  private async commit(digest: string): Promise<boolean> {
+    try {
+      if (this.writer!.stopped) throw this.writer!.error;
+      this.committedPath = await this.spec.blobs.commit(this.tmpPath, digest);
+    } catch (err) {
+      this.stopKeeping(err as Error);
+      return false;
+    }
+    await this.spec.onVerified({ sha256: digest, size: this.received });
+    return true;
+  }
+
+  private async backpressure(): Promise<void> {
+    for (;;) {
+      if (this.abandoned) return;
+      if (this.keeping ? this.writer!.inFlight <= MAX_IN_FLIGHT : this.received - this.lowWater() <= MAX_BUFFERED) return;
+      await this.changed();
+    }
+  }
+
+  /** Removes the tmp file once the download has ended and no client may still read it. */
+  private async cleanup(): Promise<void> {
+    if (this.state === 'running' || this.followers.size > 0 || this.committedPath !== null || this.tmpRemoved) return;
+    this.tmpRemoved = true;
+    await unlink(this.tmpPath).catch(() => {});
   }
 
   /**
-   * A stream of the file's bytes from the start, following the download as it grows. Resolves once the
-   * first bytes can be sent and rejects if the download fails before that, so a caller that has sent
-   * nothing yet can still answer with an error status instead of an empty, broken 200.
+   * A stream of the file's bytes from the start. Resolves once the first bytes can be sent and rejects if
+   * the download fails before that, so a caller that has sent nothing yet can still answer with an error
+   * status instead of an empty, broken 200.
    */
   async follow(): Promise<Readable> {
-    const chunks = this.readAll();
-    const first = await chunks.next();
-    async function* all(): AsyncGenerator<Buffer> {
+    const follower: Follower = { position: 0 };
+    this.followers.add(follower);
+    const chunks = this.read(follower);
+    let first: IteratorResult<Uint8Array>;
+    try {
+      first = await chunks.next();
+    } catch (err) {
+      await chunks.return(undefined);
+      throw err;
+    }
+    async function* all(): AsyncGenerator<Uint8Array> {
       if (first.done) return;
       yield first.value;
       yield* chunks;
     }
-    const stream = Readable.from(all(), { objectMode: false, highWaterMark: 1 << 20 });
-    // Closes the file handle even when the stream is destroyed before it was read.
+    const stream = Readable.from(all(), { objectMode: false, highWaterMark: READ_SIZE });
     stream.once('close', () => void chunks.return(undefined).catch(() => {}));
     return stream;
   }
 
-  private async *readAll(): AsyncGenerator<Buffer> {
-    let handle: FileHandle;
-    try {
-      handle = await open(this.tmpPath, 'r');
-    } catch (err) {
-      if (this.state === 'failed') throw this.error ?? err;
-      // Renamed into the blob store meanwhile (the rename comes before `result` and `done` are set):
-      // wait for the commit to finish, then read the blob.
-      const result = await this.finished;
-      handle = await open(result.path, 'r');
+  private leave(follower: Follower): void {
+    if (!this.followers.delete(follower)) return;
+    if (this.followers.size === 0 && (!this.keeping || this.knownSize === null)) this.abandon();
+    this.release();
+    this.wake();
+    void this.cleanup();
+  }
+
+  private fromMemory(position: number, end: number): Uint8Array | null {
+    for (const chunk of this.memory) {
+      const chunkEnd = chunk.start + chunk.bytes.byteLength;
+      if (position < chunk.start) return null;
+      if (position < chunkEnd) return chunk.bytes.subarray(position - chunk.start, Math.min(chunkEnd, end) - chunk.start);
     }
+    return null;
+  }
+
+  private async openFile(): Promise<FileHandle> {
     try {
-      let position = 0;
+      return await open(this.committedPath ?? this.tmpPath, 'r');
+    } catch (err) {
+      // Renamed into the blob store meanwhile: wait for the commit, then read the blob.
+      await this.finished.catch(() => {});
+      if (!this.committedPath) throw this.error ?? err;
+      return open(this.committedPath, 'r');
+    }
+  }
+
+  private async *read(follower: Follower): AsyncGenerator<Uint8Array> {
+    let handle: FileHandle | null = null;
+    try {
       for (;;) {
         if (this.state === 'failed') throw this.error!;
         // The last byte is held back until the file is verified and kept: a client never receives a
         // complete response whose content failed (or has not yet passed) verification, and a client that
         // has the whole file finds it cached on its next request.
-        const end = this.state === 'done' ? this.written : Math.max(0, this.written - 1);
-        const available = end - position;
-        if (available > 0) {
-          // A fresh buffer per read is handed on as it is: no copy.
-          const buffer = Buffer.allocUnsafe(Math.min(available, 1 << 20));
-          const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-          if (bytesRead === 0) throw new Error('download file shrank while it was read');
-          position += bytesRead;
-          yield bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
+        const end = this.state === 'done' ? this.received : Math.max(0, this.received - 1);
+        if (follower.position < end) {
+          let bytes = this.fromMemory(follower.position, end);
+          if (!bytes) {
+            handle ??= await this.openFile();
+            const buffer = Buffer.allocUnsafe(Math.min(end - follower.position, READ_SIZE));
+            const { bytesRead } = await handle.read(buffer, 0, buffer.length, follower.position);
+            if (bytesRead === 0) throw new Error('download file shrank while it was read');
+            bytes = bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
+          }
+          follower.position += bytes.byteLength;
+          if (!this.keeping) this.release();
+          this.wake();
+          yield bytes;
           continue;
         }
         if (this.state === 'done') return;
-        await new Promise((resolve) => this.once('progress', resolve));
+        await this.changed();
       }
     } finally {
-      await handle.close();
+      await handle?.close().catch(() => {});
+      this.leave(follower);
     }
   }
 }

@@ -1,12 +1,16 @@
 /**
  * The upstream's project list, kept on disk (one `name<TAB>serial` line a project) so that a list of
- * 600,000 names is streamed, never held in memory. Refreshed after its TTL; a failed refresh keeps the old list.
+ * 600,000 names is streamed, never held in memory. Refreshed after its TTL; a failed refresh keeps the old
+ * list, and a request waits for a refresh at most `staleWait` when there is an old list to offer.
  */
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
+import type { Clock } from '../../clock.js';
+import type { DiskSpace } from '../../store/disk-space.js';
+import { written } from '../../store/lmdb-writes.js';
 import type { StoreKey } from '../../store/meta-store.js';
 import type { ProjectListBatch, ProjectListEntry } from '../model.js';
 import { normalizeName } from '../names.js';
@@ -20,6 +24,22 @@ interface RootRecord {
 }
 
 const ROOT_KEY = ['root'];
+/** The list is written in batches of about this size; the disk's reserve is checked before each. */
+const BATCH_CHARS = 1 << 20;
+
+export interface RootListOptions {
+  cacheDir: string;
+  ttl: number;
+  staleWait: number;
+  offline: boolean;
+  clock: Clock;
+  space: DiskSpace;
+  logger: Logger;
+  /** Names of cached projects: the list offered when there is no stored upstream list and no way to get one. */
+  cachedNames: () => Iterable<string>;
+  /** How many cached projects there are (part of that list's version). */
+  cachedCount: () => number;
+}
 
 export class RootList {
   private readonly path: string;
@@ -28,16 +48,9 @@ export class RootList {
   constructor(
     private readonly upstream: UpstreamSource,
     private readonly db: Database<unknown, StoreKey>,
-    cacheDir: string,
-    private readonly ttl: number,
-    private readonly offline: boolean,
-    private readonly logger: Logger,
-    /** Names of cached projects: the list offered when there is no stored upstream list and no way to get one. */
-    private readonly cachedNames: () => Iterable<string>,
-    /** How many cached projects there are (part of that list's version). */
-    private readonly cachedCount: () => number,
+    private readonly options: RootListOptions,
   ) {
-    this.path = join(cacheDir, 'upstream-root.txt');
+    this.path = join(options.cacheDir, 'upstream-root.txt');
   }
 
   private record(): RootRecord | undefined {
@@ -50,22 +63,30 @@ export class RootList {
 
   /** Makes sure the list is fresh enough (or as fresh as the upstream allows) and names its version. */
   async version(): Promise<string> {
+    const { offline, clock, ttl, logger } = this.options;
     const record = this.record();
     const have = record !== undefined && (await this.haveFile());
-    if (!this.offline && (!have || Date.now() - record!.fetchedAt >= this.ttl)) {
-      this.refreshing ??= this.refresh(have ? record : undefined).finally(() => (this.refreshing = null));
-      try {
-        await this.refreshing;
-      } catch (err) {
-        this.logger.warn(
-          { err: (err as Error).message },
-          have ? 'upstream project list refresh failed; serving the stored list' : 'upstream project list unavailable; listing the cached projects',
-        );
-      }
+    if (!offline && (!have || clock.now() - record!.fetchedAt >= ttl)) {
+      this.refreshing ??= this.refresh(have ? record : undefined)
+        .catch((err: Error) => {
+          logger.warn(
+            { err: err.message },
+            have ? 'upstream project list refresh failed; serving the stored list' : 'upstream project list unavailable; listing the cached projects',
+          );
+        })
+        .finally(() => (this.refreshing = null));
+      if (have) await this.atMost(this.refreshing, this.options.staleWait);
+      else await this.refreshing;
     }
     const now = this.record();
-    if (!now || !(await this.haveFile())) return `cached-projects:${this.cachedCount()}`;
+    if (!now || !(await this.haveFile())) return `cached-projects:${this.options.cachedCount()}`;
     return `root:${now.fetchedAt}:${now.count}`;
+  }
+
+  private async atMost(pending: Promise<void>, ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([pending, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
   }
 
   lastSerial(): number {
@@ -74,8 +95,9 @@ export class RootList {
 
   private async refresh(previous: RootRecord | undefined): Promise<void> {
     const answer = await this.upstream.fetchRoot(previous?.validators);
+    const { clock, space } = this.options;
     if (answer.status === 'not-modified') {
-      await this.db.put(ROOT_KEY, { ...previous!, fetchedAt: Date.now() });
+      await written(this.db.put(ROOT_KEY, { ...previous!, fetchedAt: clock.now() }));
       return;
     }
     await mkdir(join(this.path, '..'), { recursive: true });
@@ -92,13 +114,13 @@ export class RootList {
           count++;
           if (entry.serial && entry.serial > maxSerial) maxSerial = entry.serial;
         }
-        if (batch.length > 1 << 20) {
-          await handle.write(batch);
+        if (batch.length > BATCH_CHARS) {
+          await this.write(handle, batch);
           batch = '';
         }
       }
       // No fsync: the list can be fetched again; the rename below still keeps a half-written list invisible.
-      await handle.write(batch);
+      await this.write(handle, batch);
     } catch (err) {
       await handle.close();
       await unlink(tmp).catch(() => {});
@@ -106,17 +128,27 @@ export class RootList {
     }
     await handle.close();
     await rename(tmp, this.path);
-    await this.db.put(ROOT_KEY, {
-      fetchedAt: Date.now(),
+    await written(this.db.put(ROOT_KEY, {
+      fetchedAt: clock.now(),
       validators: answer.validators,
       serial: Math.max(answer.serial ?? 0, maxSerial, previous?.serial ?? 0),
       count,
-    } satisfies RootRecord);
+    } satisfies RootRecord));
+  }
+
+  /** Appends to the list being written, unless that would eat into the disk's reserve. */
+  private async write(handle: FileHandle, batch: string): Promise<void> {
+    const bytes = Buffer.byteLength(batch);
+    if (!(await this.options.space.allowsCache(bytes))) {
+      throw Object.assign(new Error('the data disk is below its reserve (LARDER_DISK_RESERVE); the project list was not kept'), { code: 'ENOSPC' });
+    }
+    this.options.space.wrote(bytes);
+    await handle.write(batch);
   }
 
   async *entries(): AsyncIterable<ProjectListBatch> {
     if (!this.record() || !(await this.haveFile())) {
-      yield Array.from(this.cachedNames(), (name) => ({ name }));
+      yield Array.from(this.options.cachedNames(), (name) => ({ name }));
       return;
     }
     let rest = '';

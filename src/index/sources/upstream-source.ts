@@ -4,17 +4,31 @@
  * It also offers conditional fetches (ETag / Last-Modified) for the `cached` source that wraps it.
  */
 import { LarderError } from '../../errors.js';
-import { decodedBody, UpstreamClient, UpstreamError, type UpstreamResponse } from '../../upstream/client.js';
+import { UpstreamClient, UpstreamError, type UpstreamResponse } from '../../upstream/client.js';
 import { parseJsonApi, parseReleaseJson, type ReleaseDocument } from '../../upstream/parse-json-api.js';
 import { parseProjectPage } from '../../upstream/parse-project-page.js';
 import { parseRootHtmlBatches, parseRootJsonBatches } from '../../upstream/parse-root.js';
+import { boundedBody, readText } from '../../upstream/read-body.js';
 import type { ProjectListBatch, ProjectPage, ProjectReleases } from '../model.js';
 import type { ProjectName } from '../names.js';
 
 export const PAGE_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01';
 
-/** The largest project page or JSON document larder reads into memory. */
-const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
+/** The largest project page or JSON document larder reads (decoded); pypi.org's largest are a few MB. */
+export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
+/** The largest project list larder reads (decoded); pypi.org's, 700,000 names, is about 40 MB. */
+export const MAX_ROOT_BYTES = 256 * 1024 * 1024;
+
+export interface UpstreamSourceOptions {
+  /** Simple index base, ending in `/`. */
+  indexUrl: string;
+  /** JSON API base (`…/pypi/`), or null when the upstream has none. */
+  jsonApiUrl: string | null;
+  /** Total time for one project page or JSON document, retries included, ms. */
+  deadline: number;
+  /** Total time for the project list, ms. */
+  rootDeadline: number;
+}
 
 export interface Validators {
   etag?: string;
@@ -45,38 +59,22 @@ function headerSerial(res: UpstreamResponse): number | undefined {
   return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
-async function readText(res: UpstreamResponse): Promise<string> {
-  const declared = Number(res.headers['content-length']);
-  if (declared > MAX_DOCUMENT_BYTES) {
-    await res.body.dump();
-    throw new UpstreamError(`document of ${declared} bytes is larger than ${MAX_DOCUMENT_BYTES}`, 'invalid');
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of decodedBody(res)) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_DOCUMENT_BYTES) {
-      res.body.destroy();
-      throw new UpstreamError(`document is larger than ${MAX_DOCUMENT_BYTES} bytes`, 'invalid');
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 async function unexpected(res: UpstreamResponse): Promise<never> {
-  await res.body.dump();
+  await res.body.dump().catch(() => {});
   throw new UpstreamError(`answered ${res.status} for ${res.url}`, 'status', res.status);
 }
 
 export class UpstreamSource {
+  readonly indexUrl: string;
+  readonly jsonApiUrl: string | null;
+
   constructor(
     private readonly client: UpstreamClient,
-    /** Simple index base, ending in `/`. */
-    readonly indexUrl: string,
-    /** JSON API base (`…/pypi/`), or null when the upstream has none. */
-    readonly jsonApiUrl: string | null,
-  ) {}
+    private readonly options: UpstreamSourceOptions,
+  ) {
+    this.indexUrl = options.indexUrl;
+    this.jsonApiUrl = options.jsonApiUrl;
+  }
 
   projectUrl(name: ProjectName): string {
     return new URL(`${encodeURIComponent(name)}/`, this.indexUrl).toString();
@@ -93,13 +91,17 @@ export class UpstreamSource {
     what: string,
     parse: (text: string, res: UpstreamResponse) => T,
   ): Promise<Fetched<T>> {
-    const res = await this.client.get(url, { accept, 'accept-encoding': 'gzip, deflate', ...conditionalHeaders(validators) });
+    const res = await this.client.get(url, {
+      headers: { accept, ...conditionalHeaders(validators) },
+      deadline: this.options.deadline,
+      decode: true,
+    });
     if (res.status === 304 || res.status === 404 || res.status === 410) {
-      await res.body.dump();
+      await res.body.dump().catch(() => {});
       return { status: res.status === 304 ? 'not-modified' : 'not-found' };
     }
     if (res.status !== 200) return unexpected(res);
-    const text = await readText(res);
+    const text = await readText(res, MAX_DOCUMENT_BYTES, what);
     let value: T;
     try {
       value = parse(text, res);
@@ -141,35 +143,40 @@ export class UpstreamSource {
     | { status: 'ok'; entries: AsyncIterable<ProjectListBatch>; validators: Validators; serial: number | undefined }
     | { status: 'not-modified' }
   > {
-    const res = await this.client.get(this.indexUrl, { accept: PAGE_ACCEPT, 'accept-encoding': 'gzip, deflate', ...conditionalHeaders(validators) });
+    const res = await this.client.get(this.indexUrl, {
+      headers: { accept: PAGE_ACCEPT, ...conditionalHeaders(validators) },
+      deadline: this.options.rootDeadline,
+      decode: true,
+    });
     if (res.status === 304) {
-      await res.body.dump();
+      await res.body.dump().catch(() => {});
       return { status: 'not-modified' };
     }
     if (res.status !== 200) return unexpected(res);
     const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const body = () => boundedBody(res, MAX_ROOT_BYTES, 'a project list');
     const entries =
       type === 'application/vnd.pypi.simple.v1+json'
-        ? parseRootJsonBatches(decodedBody(res))
+        ? parseRootJsonBatches(body())
         : type === 'text/html' || type === 'application/vnd.pypi.simple.v1+html'
-          ? parseRootHtmlBatches(decodedBody(res))
+          ? parseRootHtmlBatches(body())
           : null;
     if (!entries) {
-      await res.body.dump();
+      await res.body.dump().catch(() => {});
       throw new UpstreamError(`sent the project list as ${JSON.stringify(type)}, which is not a simple index type`, 'invalid');
     }
     return { status: 'ok', entries, validators: validatorsOf(res), serial: headerSerial(res) };
   }
 
-  /** Starts a file download; the caller consumes or dumps the body. */
+  /** Starts a file download (no total deadline: only the idle time-out); the caller consumes or dumps the body. */
   async download(url: string, signal?: AbortSignal): Promise<UpstreamResponse> {
-    return this.client.get(url, { 'accept-encoding': 'identity' }, signal);
+    return this.client.get(url, { signal });
   }
-}
 
-/** The client-facing error for an upstream that failed with no cached copy to fall back on. */
-export function upstreamFailure(what: string, err: unknown): LarderError {
-  const e = err instanceof UpstreamError ? err : new UpstreamError(String((err as Error)?.message ?? err), 'unreachable');
-  const status = e.kind === 'timeout' ? 504 : 502;
-  return new LarderError(status, `upstream_${e.kind}`, `The upstream index failed for ${what} and larder has no cached copy: ${e.message}`);
+  /** The client-facing error for an upstream that failed with no cached copy to fall back on. */
+  failure(what: string, err: unknown): LarderError {
+    const e = err instanceof UpstreamError ? err : new UpstreamError(String((err as Error)?.message ?? err), 'unreachable');
+    const status = e.kind === 'timeout' ? 504 : 502;
+    return new LarderError(status, `upstream_${e.kind}`, `The upstream index ${this.indexUrl} failed for ${what} and larder has no cached copy: ${e.message}.`);
+  }
 }

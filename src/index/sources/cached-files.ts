@@ -1,0 +1,226 @@
+/**
+ * The file half of the `cached` source: upstream files (and their `.metadata` / `.asc`) are downloaded
+ * once, verified and kept in the blob store; later requests are served from there. Concurrent requests
+ * for a file share one download. A file that cannot be kept (full disk) is still delivered.
+ */
+import type { Readable } from 'node:stream';
+import type { Database } from 'lmdb';
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock.js';
+import { formatBytes } from '../../config/schema.js';
+import { LarderError, notFound } from '../../errors.js';
+import type { BlobStore } from '../../store/blob-store.js';
+import type { DiskSpace } from '../../store/disk-space.js';
+import { written } from '../../store/lmdb-writes.js';
+import type { StoreKey } from '../../store/meta-store.js';
+import { UpstreamError } from '../../upstream/client.js';
+import { contentTypeFor } from '../filenames.js';
+import type { FileBody, FileEntry, FileVariant, ProjectPage, SourceTrace } from '../model.js';
+import type { ProjectName } from '../names.js';
+import type { CacheEvents } from './cache-events.js';
+import type { CachedFileRecord } from './cache-records.js';
+import { FileDownload, strongestHash, VerificationError } from './file-download.js';
+import type { UpstreamSource } from './upstream-source.js';
+
+/** `.metadata` files are a few kB; a long description takes them to a few hundred. */
+export const MAX_METADATA_BYTES = 10 * 1024 * 1024;
+/** Detached signatures are a few hundred bytes. */
+const MAX_SIGNATURE_BYTES = 1024 * 1024;
+/** How often a cached file's last access is written (for the eviction order). */
+const ACCESS_RESOLUTION_MS = 60_000;
+
+export interface CachedFilesOptions {
+  offline: boolean;
+  maxFileSize: number;
+  space: DiskSpace;
+  clock: Clock;
+  /** Keeps cached files under a size bound, when one is configured. */
+  budget?: { added(key: StoreKey, size: number): Promise<void> };
+}
+
+interface Target {
+  url: string;
+  expected: { hash: { name: string; hex: string } | null; size: number | null };
+  maxBytes: number;
+}
+
+export const offlineNotCached = (what: string) => new LarderError(404, 'offline_not_cached', `larder is offline and ${what} is not cached.`);
+
+export class CachedFiles {
+  private readonly downloads = new Map<string, Promise<FileDownload>>();
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly upstream: UpstreamSource,
+    private readonly files: Database<CachedFileRecord, StoreKey>,
+    private readonly blobs: BlobStore,
+    private readonly options: CachedFilesOptions,
+    private readonly logger: Logger,
+    private readonly events: CacheEvents,
+    private readonly pageOf: (name: ProjectName) => Promise<ProjectPage | null>,
+  ) {}
+
+  async openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
+    const key = [name, filename, variant];
+    const kind = variant === 'metadata' ? 'metadata' : 'file';
+    const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
+    const record = this.files.get(key);
+    if (record && this.blobs.hasSync(record.sha256)) {
+      if (trace) trace.cache = 'hit';
+      this.events.cacheResult?.(kind, 'hit');
+      this.touch(key, record);
+      return { kind: 'disk', path: this.blobs.pathFor(record.sha256), size: record.size, etag: `"${record.sha256}"`, contentType };
+    }
+    if (this.options.offline) throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
+    const file = (await this.pageOf(name))?.files.find((f) => f.filename === filename);
+    const target = file && this.target(file, variant);
+    if (!target) return null;
+    if (target.expected.size !== null && target.expected.size > target.maxBytes) {
+      throw new LarderError(502, 'upstream_too_large', `The upstream lists ${filename} at ${formatBytes(target.expected.size)}, more than LARDER_MAX_FILE_SIZE (${formatBytes(target.maxBytes)}); larder does not fetch it.`);
+    }
+    if (trace) trace.cache = 'miss';
+    this.events.cacheResult?.(kind, 'miss');
+    return {
+      kind: 'stream',
+      size: target.expected.size,
+      etag: variant === 'file' && file.hashes.sha256 ? `"${file.hashes.sha256}"` : null,
+      contentType,
+      open: async () => {
+        try {
+          return await this.follow(key, filename, target);
+        } catch (err) {
+          throw this.downloadError(filename, err);
+        }
+      },
+    };
+  }
+
+  private touch(key: StoreKey, record: CachedFileRecord): void {
+    const now = this.options.clock.now();
+    if (now - record.lastAccess <= ACCESS_RESOLUTION_MS) return;
+    // Recency only orders evictions: losing one such write costs nothing, so it is not waited for.
+    written(this.files.put(key, { ...record, lastAccess: now })).catch((err: Error) => this.events.storeFailed?.('file access time', err));
+  }
+
+  private target(file: FileEntry, variant: FileVariant): Target | null {
+    const max = this.options.maxFileSize;
+    if (variant === 'file') return { url: file.sourceUrl, expected: { hash: strongestHash(file.hashes), size: file.size }, maxBytes: max };
+    if (variant === 'metadata') {
+      if (file.coreMetadata === false) return null;
+      const hash = file.coreMetadata === true ? null : strongestHash(file.coreMetadata);
+      return { url: `${file.sourceUrl}.metadata`, expected: { hash, size: null }, maxBytes: Math.min(max, MAX_METADATA_BYTES) };
+    }
+    return file.hasSig ? { url: `${file.sourceUrl}.asc`, expected: { hash: null, size: null }, maxBytes: Math.min(max, MAX_SIGNATURE_BYTES) } : null;
+  }
+
+  /** Joins the download under way for this file when it can take another client, else starts one. */
+  private async follow(key: (string | number)[], filename: string, target: Target): Promise<{ stream: Readable; size: number | null }> {
+    const id = key.join('\u0000');
+    for (let current = this.downloads.get(id); current; ) {
+      // A start that failed fails everyone who waited for it, with the same answer.
+      const joined = await current;
+      if (joined.joinable) return { stream: await joined.follow(), size: joined.knownSize };
+      const now = this.downloads.get(id);
+      current = now === current ? undefined : now;
+    }
+    const starting = this.start(key, filename, target);
+    const download = starting.then((s) => s.download);
+    this.downloads.set(id, download);
+    const forget = () => {
+      if (this.downloads.get(id) === download) this.downloads.delete(id);
+    };
+    download.then((d) => (d.joinable ? d.whenClosed(forget) : forget()), forget);
+    const ended = download.then((d) => d.finished).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.running.add(ended);
+    void ended.then(() => this.running.delete(ended));
+    const { download: started, first } = await starting;
+    return { stream: await first, size: started.knownSize };
+  }
+
+  /** Starts a download and its first client (at once, so that no byte arrives before someone takes it). */
+  private async start(key: (string | number)[], filename: string, target: Target): Promise<{ download: FileDownload; first: Promise<Readable> }> {
+    const abort = new AbortController();
+    const res = await this.upstream.download(target.url, abort.signal);
+    if (res.status === 404 || res.status === 410) {
+      await res.body.dump().catch(() => {});
+      throw notFound(`The upstream index has no file ${filename} (it answered ${res.status}).`);
+    }
+    if (res.status !== 200) {
+      await res.body.dump().catch(() => {});
+      throw new UpstreamError(`answered ${res.status} for ${filename}`, 'status', res.status);
+    }
+    if (!target.expected.hash) this.logger.warn({ filename }, 'the upstream advertises no hash for this file; only its size is checked');
+    const declared = Number(res.headers['content-length']);
+    const contentLength = Number.isSafeInteger(declared) && declared >= 0 ? declared : null;
+    const space = this.options.space;
+    const keep = await space.allowsCache(target.expected.size ?? contentLength ?? 0);
+    if (!keep) this.events.diskFull?.('file', filename, null);
+    const download = new FileDownload({
+      body: res.body,
+      abort: () => abort.abort(),
+      expected: target.expected,
+      contentLength,
+      maxBytes: target.maxBytes,
+      blobs: this.blobs,
+      keep,
+      mayWrite: async (bytes) => {
+        const allowed = await space.allowsCache(bytes);
+        if (allowed) space.wrote(bytes);
+        return allowed;
+      },
+      onVerified: async ({ sha256, size }) => {
+        this.events.bytesFetched?.(size);
+        const now = this.options.clock.now();
+        try {
+          await written(this.files.put(key, { sha256, size, fetchedAt: now, lastAccess: now }));
+        } catch (err) {
+          // The blob stays an orphan (collected by gc); the client still gets the verified file.
+          this.events.storeFailed?.(`record of ${filename}`, err as Error);
+          return;
+        }
+        await this.options.budget?.added(key, size).catch((err: Error) => this.events.storeFailed?.('cache eviction', err));
+      },
+      onNotKept: (reason) => {
+        space.forget();
+        this.events.diskFull?.('file', filename, reason);
+      },
+    });
+    const first = download.follow();
+    download.finished.catch((err: Error) => {
+      if (err instanceof VerificationError) {
+        this.events.hashMismatch?.(filename);
+        this.logger.warn({ filename, url: target.url, err: err.message }, 'upstream file failed verification; nothing was kept');
+      } else {
+        this.logger.warn({ filename, url: target.url, err: err.message }, 'upstream download ended early; nothing was kept');
+      }
+    });
+    return { download, first };
+  }
+
+  /** Resolves when every download under way has ended (used by a graceful stop). */
+  async drain(): Promise<void> {
+    while (this.running.size) await Promise.all(this.running);
+  }
+
+  /** Bytes and files of cached upstream content (files, `.metadata`, `.asc`) recorded in the store. */
+  totals(): { bytes: number; files: number } {
+    let bytes = 0;
+    let files = 0;
+    for (const { value } of this.files.getRange()) {
+      bytes += value.size;
+      files += 1;
+    }
+    return { bytes, files };
+  }
+
+  private downloadError(filename: string, err: unknown): LarderError {
+    if (err instanceof LarderError) return err;
+    if (err instanceof VerificationError) {
+      return new LarderError(502, 'upstream_hash_mismatch', `The upstream sent ${filename} with the wrong content (${err.message}); nothing was kept.`);
+    }
+    return this.upstream.failure(filename, err);
+  }
+}

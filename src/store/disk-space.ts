@@ -1,0 +1,69 @@
+/**
+ * Free space on the data filesystem, and the errors that say it ran out. Cache writes ask first and keep
+ * LARDER_DISK_RESERVE free, so that the cache never drives LMDB into a failed commit (lmdb-js has been
+ * seen to abort the process natively after one). statfs is asked at most once a second; bytes written
+ * since are subtracted, so a burst of writes within that second is still counted.
+ */
+import { statfs } from 'node:fs/promises';
+import type { Clock } from '../clock.js';
+
+const REFRESH_MS = 1000;
+/** Node's ENOSPC/EDQUOT, and LMDB's errno values for them (28, 122 on Linux) and MDB_MAP_FULL. */
+const FULL_CODES = new Set<unknown>(['ENOSPC', 'EDQUOT', 28, 122, -30792]);
+
+/** ENOSPC and EDQUOT from the filesystem, MDB_MAP_FULL (and the failed commit it causes) from LMDB. */
+export function isDiskFull(err: unknown): boolean {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (FULL_CODES.has(e.code)) return true;
+    if (typeof e.message === 'string' && /MDB_MAP_FULL|No space left on device|Disk quota exceeded/.test(e.message)) return true;
+  }
+  return false;
+}
+
+export class DiskSpace {
+  private known: { free: number; at: number } | null = null;
+  private asking: Promise<number> | null = null;
+
+  constructor(
+    private readonly dir: string,
+    /** Bytes cache writes leave free. */
+    readonly reserve: number,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Bytes free for an unprivileged writer now (statfs at most once a second, less what was written since). */
+  async free(): Promise<number> {
+    const now = this.clock.now();
+    if (this.known && now - this.known.at < REFRESH_MS) return this.known.free;
+    this.asking ??= statfs(this.dir)
+      .then((s) => {
+        const free = Number(s.bavail) * Number(s.bsize);
+        this.known = { free, at: this.clock.now() };
+        return free;
+      })
+      // A filesystem that cannot say is taken to have room; the writes themselves still report ENOSPC.
+      .catch(() => Number.MAX_SAFE_INTEGER)
+      .finally(() => (this.asking = null));
+    return this.asking;
+  }
+
+  /** May a cache write of `bytes` go ahead and still leave the reserve free? */
+  async allowsCache(bytes: number): Promise<boolean> {
+    return (await this.free()) - bytes >= this.reserve;
+  }
+
+  /** Is there room for `bytes` plus `floor` (a small margin uploads keep for LMDB)? */
+  async allows(bytes: number, floor: number): Promise<boolean> {
+    return (await this.free()) - bytes >= floor;
+  }
+
+  /** `bytes` were just written (or freed, when negative): counted until statfs is asked again. */
+  wrote(bytes: number): void {
+    if (this.known) this.known.free -= bytes;
+  }
+
+  /** Forget the last answer (after a failed write, or when space may have been freed). */
+  forget(): void {
+    this.known = null;
+  }
+}

@@ -1,0 +1,36 @@
+/** An undici interceptor that tells an observer (the metrics) of every attempt and every failed one. */
+import type { Dispatcher } from 'undici';
+import { classify, type UpstreamErrorKind } from './upstream-error.js';
+
+export interface UpstreamObserver {
+  request(): void;
+  failure(kind: UpstreamErrorKind): void;
+}
+
+type Handler = Dispatcher.DispatchHandler;
+type Controller = Dispatcher.DispatchController;
+
+function observed(handler: Handler, observer: UpstreamObserver): Handler {
+  return {
+    onRequestStart: (controller: Controller, context: unknown) => handler.onRequestStart?.(controller, context),
+    onRequestUpgrade: (controller, statusCode, headers, socket) => handler.onRequestUpgrade?.(controller, statusCode, headers, socket),
+    onResponseStart: (controller, statusCode, headers, statusMessage) => {
+      if (statusCode >= 500) observer.failure('status');
+      return handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
+    },
+    onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+    onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+    onResponseError: (controller, error) => {
+      // A request larder itself called off (a deadline, every client gone) is not the upstream's failure.
+      if (!controller?.aborted) observer.failure(classify(error).kind);
+      return handler.onResponseError?.(controller, error);
+    },
+  };
+}
+
+export function observing(observer: UpstreamObserver): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (opts, handler) => {
+    observer.request();
+    return dispatch(opts, observed(handler, observer));
+  };
+}

@@ -1,0 +1,33 @@
+/** Reading an upstream body within a bound: whole (documents) or as it streams (the project list). */
+import { formatBytes } from '../config/schema.js';
+import { UpstreamError } from './upstream-error.js';
+import type { UpstreamResponse } from './client.js';
+
+const tooLarge = (what: string, limit: number) => new UpstreamError(`sent ${what} larger than ${formatBytes(limit)}`, 'invalid');
+
+/** The body as it arrives, failing once more than `limit` bytes have come (after decoding). */
+export async function* boundedBody(res: UpstreamResponse, limit: number, what: string): AsyncGenerator<Buffer> {
+  const declared = Number(res.headers['content-length']);
+  if (!res.headers['content-encoding'] && declared > limit) {
+    res.body.destroy();
+    throw tooLarge(what, limit);
+  }
+  let size = 0;
+  try {
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > limit) throw tooLarge(what, limit);
+      yield chunk as Buffer;
+    }
+  } catch (err) {
+    throw res.describe(err);
+  } finally {
+    if (!res.body.destroyed) res.body.destroy();
+  }
+}
+
+export async function readText(res: UpstreamResponse, limit: number, what: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of boundedBody(res, limit, what)) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}

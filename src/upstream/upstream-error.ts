@@ -1,0 +1,36 @@
+/** What went wrong with an upstream request, in words for the person at the client and a kind for metrics. */
+
+export type UpstreamErrorKind =
+  /** A time-out or the total deadline. */
+  | 'timeout'
+  /** The connection failed. */
+  | 'unreachable'
+  /** An unexpected status. */
+  | 'status'
+  /** Content larder cannot read, or too much of it. */
+  | 'invalid'
+  /** A URL on a host larder does not fetch from (LARDER_FILE_HOSTS). */
+  | 'refused';
+
+export class UpstreamError extends Error {
+  constructor(
+    message: string,
+    readonly kind: UpstreamErrorKind,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/** An error from undici or a socket, as an UpstreamError. */
+export function classify(err: unknown): UpstreamError {
+  if (err instanceof UpstreamError) return err;
+  const code = (err as { code?: string }).code ?? '';
+  const cause = (err as { cause?: { code?: string } }).cause?.code ?? '';
+  if (TIMEOUT_CODES.has(code) || TIMEOUT_CODES.has(cause)) return new UpstreamError(`timed out (${code || cause})`, 'timeout');
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return new UpstreamError((err as Error).message, 'invalid');
+  return new UpstreamError(`${code || cause || 'connection failed'}: ${(err as Error).message}`, 'unreachable');
+}
