@@ -43,18 +43,18 @@ export function checkProjectName(name: string): void {
   );
 }
 
-function checkSegment(value: string, what: string, plural: string): void {
+function checkSegment(value: string, code: string, what: string): void {
   const bytes = Buffer.byteLength(value);
   if (bytes <= MAX_SEGMENT_BYTES) return;
-  throw badRequest(`${what.replace(' ', '_')}_too_long`, `The ${what} ${pyRepr(value, 60)} is too long (${bytes} bytes): ${plural} are at most ${MAX_SEGMENT_BYTES} bytes.`);
+  throw badRequest(code, `The ${what} ${pyRepr(value, 60)} is too long (${bytes} bytes): ${what}s are at most ${MAX_SEGMENT_BYTES} bytes.`);
 }
 
 /** A version from a client (a URL segment, a CLI argument): at most 255 bytes, or a 400. */
 export function checkVersionSegment(version: string): void {
-  checkSegment(version, 'version', 'versions');
+  checkSegment(version, 'version_too_long', 'version');
 }
 
 /** A file name from a client (a URL segment, an upload, a CLI argument): at most 255 bytes, or a 400. */
 export function checkFilenameSegment(filename: string): void {
-  checkSegment(filename, 'file name', 'file names');
+  checkSegment(filename, 'filename_too_long', 'file name');
 }

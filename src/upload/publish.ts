@@ -91,8 +91,11 @@ export class Publisher {
     const committed = new UploadBlobs(this.blobs, this.meta);
     let result: PublishResult;
     try {
-      const metadataSha256 = metadata ? createHash('sha256').update(metadata).digest('hex') : null;
-      if (metadata && metadataSha256) await committed.writeBuffer(metadata, metadataSha256);
+      let metadataSha256: string | null = null;
+      if (metadata) {
+        metadataSha256 = createHash('sha256').update(metadata).digest('hex');
+        await committed.writeBuffer(metadata, metadataSha256);
+      }
       if (upload.signature) await committed.commit(upload.signature.path, upload.signature.sha256);
       await committed.commit(content.path, content.sha256);
       result = this.meta.publishFile(this.publishInput(upload, who, metadataSha256));
