@@ -1,7 +1,7 @@
 /** The larder commands other than `serve`: users, tokens and project administration on a data directory. */
 import { newToken } from '../auth/tokens.js';
 import { hashPassword } from '../auth/passwords.js';
-import { normalizeName } from '../index/names.js';
+import { checkProjectName, normalizeName } from '../index/names.js';
 import { CLI_IDENTITY, ProjectAdmin } from '../index/project-admin.js';
 import { MetaStore } from '../store/meta-store.js';
 import { BlobStore } from '../store/blob-store.js';
@@ -88,8 +88,10 @@ export const COMMANDS: Record<string, Command> = {
     minArgs: 1,
     maxArgs: 1,
     async run([user], values, meta, io) {
+      const named = values.project as string[] | undefined;
+      named?.forEach(checkProjectName);
       if (!meta.getUser(user!)) throw new UsageError(`no user named '${user}'`);
-      const projects = (values.project as string[] | undefined)?.map(normalizeName) ?? null;
+      const projects = named?.map(normalizeName) ?? null;
       const { token, record } = newToken(user!, projects, (values.description as string | undefined) ?? null);
       meta.putToken(record);
       io.out(`created token ${record.id} for ${user}${projects ? ` limited to ${projects.join(', ')}` : ''}; use it with user name __token__:`);
@@ -179,6 +181,7 @@ export const COMMANDS: Record<string, Command> = {
     minArgs: 0,
     maxArgs: Infinity,
     async run(projects, _values, meta, io, config) {
+      projects.forEach(checkProjectName);
       const r = await purgeCache(meta, new BlobStore(config.data), projects);
       io.out(`purged ${r.pages} cached page${r.pages === 1 ? '' : 's'} and ${r.files} cached file${r.files === 1 ? '' : 's'} (${formatBytes(r.bytes)})`);
     },

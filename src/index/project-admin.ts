@@ -1,24 +1,40 @@
-/** Owner and administrator actions on private projects, shared by the CLI and the HTTP admin API. */
+/**
+ * Owner and administrator actions on private projects, shared by the CLI and the HTTP admin API.
+ * Maintainers may only upload (publish.ts); yanking, unyanking, removing and adding maintainers are for
+ * the project's owners and administrators.
+ */
 import type { Identity } from '../auth/authenticator.js';
-import { mayOwn, mayWrite } from '../auth/authenticator.js';
-import { badRequest, forbidden, notFound } from '../errors.js';
+import { mayOwn } from '../auth/authenticator.js';
+import { forbidden, notFound } from '../errors.js';
 import type { MetaStore } from '../store/meta-store.js';
-import type { FileRecord } from '../store/records.js';
-import { isValidProjectName, normalizeName } from './names.js';
+import type { FileRecord, ProjectRecord } from '../store/records.js';
+import { checkFilenameSegment, checkProjectName, checkVersionSegment, normalizeName } from './names.js';
 
 /** The identity the CLI acts as: an administrator on the machine that holds the data directory. */
 export const CLI_IDENTITY: Identity = { user: 'cli', admin: true, tokenProjects: null, viaToken: false };
 
+/** User names are at most 64 characters (`larder user add`); longer ones are never looked up. */
+const MAX_USER_NAME = 64;
+
 export class ProjectAdmin {
   constructor(private readonly meta: MetaStore) {}
 
-  private project(name: string, who: Identity, ownerOnly = false) {
+  /** The record of a checked project name, when `who` owns it or is an administrator; `action` completes "may …" in the 403. */
+  private ownedProject(name: string, who: Identity, action: string): ProjectRecord {
     const project = normalizeName(name);
     const record = this.meta.getProject(project);
     if (!record) throw notFound(`No private project named ${name}.`);
-    const allowed = ownerOnly ? mayOwn(who, project, record) : mayWrite(who, project, record);
-    if (!allowed) throw forbidden('not_allowed', `The user '${who.user}' isn't allowed to manage project '${record.displayName}'.`);
-    return record;
+    if (mayOwn(who, project, record)) return record;
+    if (who.tokenProjects && !who.tokenProjects.includes(project)) {
+      throw forbidden('not_allowed', `The given token isn't allowed to manage project '${record.displayName}'.`);
+    }
+    if (record.maintainers.includes(who.user)) {
+      throw forbidden(
+        'not_owner',
+        `The user '${who.user}' maintains project '${record.displayName}' and may upload to it; only its owners (and administrators) may ${action}.`,
+      );
+    }
+    throw forbidden('not_allowed', `The user '${who.user}' isn't allowed to manage project '${record.displayName}'.`);
   }
 
   private actor(who: Identity): string | null {
@@ -26,14 +42,20 @@ export class ProjectAdmin {
   }
 
   setYanked(name: string, version: string, yanked: boolean, reason: string | null, who: Identity): number {
-    const record = this.project(name, who);
+    checkProjectName(name);
+    checkVersionSegment(version);
+    const record = this.ownedProject(name, who, yanked ? 'yank releases' : 'unyank releases');
     const serial = this.meta.setYanked(record.name, version, yanked, reason, this.actor(who));
     if (serial === null) throw notFound(`Project ${record.displayName} has no release ${version}.`);
     return serial;
   }
 
   remove(name: string, version: string | null, filename: string | null, who: Identity): FileRecord[] {
-    const record = this.project(name, who, version === null);
+    checkProjectName(name);
+    if (version !== null) checkVersionSegment(version);
+    if (filename !== null) checkFilenameSegment(filename);
+    const what = filename !== null ? 'remove files' : version !== null ? 'remove releases' : 'remove the project';
+    const record = this.ownedProject(name, who, what);
     const removed = this.meta.remove(record.name, version, filename, this.actor(who));
     if (!removed) {
       throw notFound(filename ? `Project ${record.displayName} has no file ${filename} in release ${version}.` : `Project ${record.displayName} has no release ${version}.`);
@@ -42,15 +64,16 @@ export class ProjectAdmin {
   }
 
   addMaintainer(name: string, user: string, who: Identity): void {
-    const record = this.project(name, who, true);
-    if (!this.meta.getUser(user)) throw notFound(`No user named ${user}.`);
+    checkProjectName(name);
+    const record = this.ownedProject(name, who, 'add maintainers');
+    if (user.length > MAX_USER_NAME || !this.meta.getUser(user)) throw notFound(`No user named ${user}.`);
     this.meta.addMaintainer(record.name, user, this.actor(who));
   }
 
   /** Lets a new private project take a name that exists upstream (decision 8). Administrators only. */
   allowName(name: string, who: Identity): string {
     if (!who.admin) throw forbidden('not_admin', 'Only an administrator may allow a name that exists upstream.');
-    if (!isValidProjectName(name)) throw badRequest('invalid_name', `'${name}' is not a valid project name.`);
+    checkProjectName(name);
     const project = normalizeName(name);
     this.meta.allowName(project, this.actor(who));
     return project;

@@ -140,6 +140,11 @@ export class MetaStore {
     return this.files.get([project, filename]);
   }
 
+  /** Was a file of this name removed from the project? Removed file names stay reserved. */
+  isFilenameDeleted(project: string, filename: string): boolean {
+    return this.deleted.get([project, filename]) !== undefined;
+  }
+
   /** Every file of every project, for statistics and garbage collection. */
   *allFiles(): Iterable<FileRecord> {
     for (const { value } of this.files.getRange()) yield value;

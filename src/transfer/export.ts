@@ -11,6 +11,7 @@ import { createReadStream, createWriteStream, statSync, type WriteStream } from 
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import * as tar from 'tar-stream';
+import { checkProjectName } from '../index/names.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { MetaStore } from '../store/meta-store.js';
 import type { FileRecord } from '../store/records.js';
@@ -236,6 +237,7 @@ class ArchiveWriter {
 
 export async function exportArchive(params: ExportParams): Promise<ExportResult> {
   const { meta, blobs, options, progress } = params;
+  options.projects?.forEach(checkProjectName);
   const warn = params.warn ?? (() => {});
   const path = resolve(params.file);
   const tmp = `${path}.tmp`;

@@ -7,7 +7,7 @@
 import { pep440String } from '../index/versions.js';
 import { LarderError } from '../errors.js';
 import { filenameProjectPart, normalizeName } from '../index/names.js';
-import { pyRepr } from './py-repr.js';
+import { pyRepr } from '../index/py-repr.js';
 import type { FileType } from './types.js';
 
 const PEP_527 = 'See https://www.python.org/dev/peps/pep-0527';

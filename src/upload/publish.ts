@@ -1,6 +1,9 @@
 /**
- * Publishes a validated upload: permission and new-name rules, duplicate policy, metadata extraction,
- * blobs committed durably, then one LMDB transaction for file, release, serial and changelog.
+ * Publishes a validated upload. Every refusal (permission and new-name rules, the duplicate policy, a file
+ * name once deleted, an unsound archive, METADATA that contradicts the filename) is decided before any
+ * blob is committed, with publishes of one project serialized; then the blobs are committed durably and
+ * one LMDB transaction writes file, release, serial and changelog. Should that transaction still refuse
+ * (another process got there first), the blobs this upload added and nothing references are removed.
  */
 import { createHash } from 'node:crypto';
 import type { Identity } from '../auth/authenticator.js';
@@ -9,10 +12,13 @@ import { badRequest, conflict, forbidden, LarderError } from '../errors.js';
 import type { ProjectName } from '../index/names.js';
 import { normalizeVersion } from '../index/versions.js';
 import type { BlobStore } from '../store/blob-store.js';
-import type { MetaStore } from '../store/meta-store.js';
+import type { MetaStore, PublishInput, PublishResult } from '../store/meta-store.js';
 import type { FileRecord } from '../store/records.js';
 import { checkSdist, readWheelMetadata } from './dist-metadata.js';
+import { KeyedLock } from './keyed-lock.js';
 import type { ValidatedUpload } from './types.js';
+import { UploadBlobs } from './upload-blobs.js';
+import { checkWheelIdentity } from './wheel-identity.js';
 
 /** Answers whether a name exists on the upstream index (decision 8). The proxy fills it with the real upstream. */
 export interface UpstreamNames {
@@ -36,6 +42,9 @@ const filenameReused = () =>
   );
 
 export class Publisher {
+  /** Publishes of one project run one at a time, so that check-then-commit cannot race inside this process. */
+  private readonly projectLock = new KeyedLock();
+
   constructor(
     private readonly meta: MetaStore,
     private readonly blobs: BlobStore,
@@ -65,6 +74,10 @@ export class Publisher {
   }
 
   async publish(upload: ValidatedUpload, who: Identity): Promise<PublishOutcome> {
+    return this.projectLock.run(upload.project, () => this.publishNow(upload, who));
+  }
+
+  private async publishNow(upload: ValidatedUpload, who: Identity): Promise<PublishOutcome> {
     await this.checkPermission(upload, who);
     const { content } = upload;
     const existing = this.meta.getFile(upload.project, upload.filename);
@@ -72,22 +85,55 @@ export class Publisher {
       if (existing.sha256 === content.sha256) return 'identical';
       throw alreadyExists(existing);
     }
+    if (this.meta.isFilenameDeleted(upload.project, upload.filename)) throw filenameReused();
+    const metadata = await this.inspectArchive(upload);
 
-    let metadataSha256: string | null = null;
-    if (upload.filetype === 'bdist_wheel') {
-      const metadata = await readWheelMetadata(content.path, upload.filename);
-      metadataSha256 = createHash('sha256').update(metadata).digest('hex');
-      await this.blobs.writeBuffer(metadata, metadataSha256);
-    } else {
-      await checkSdist(content.path, upload.filename);
+    const committed = new UploadBlobs(this.blobs, this.meta);
+    let result: PublishResult;
+    try {
+      let metadataSha256: string | null = null;
+      if (metadata) {
+        metadataSha256 = createHash('sha256').update(metadata).digest('hex');
+        await committed.writeBuffer(metadata, metadataSha256);
+      }
+      if (upload.signature) await committed.commit(upload.signature.path, upload.signature.sha256);
+      await committed.commit(content.path, content.sha256);
+      result = this.meta.publishFile(this.publishInput(upload, who, metadataSha256));
+    } catch (err) {
+      await committed.takeBack();
+      throw err;
     }
-    const signatureSha256 = upload.signature ? upload.signature.sha256 : null;
-    if (upload.signature) await this.blobs.commit(upload.signature.path, upload.signature.sha256);
-    await this.blobs.commit(content.path, content.sha256);
+    if (result.outcome !== 'created') await committed.takeBack();
+    switch (result.outcome) {
+      case 'created':
+        return 'created';
+      case 'identical':
+        return 'identical';
+      case 'conflict':
+        throw alreadyExists(result.existing);
+      case 'reused-filename':
+        throw filenameReused();
+      default:
+        throw new LarderError(500, 'internal', 'Unexpected publish result.');
+    }
+  }
 
+  /** A wheel's METADATA (checked against the filename), or null for a sound sdist; a 400 otherwise. */
+  private async inspectArchive(upload: ValidatedUpload): Promise<Buffer | null> {
+    if (upload.filetype !== 'bdist_wheel') {
+      await checkSdist(upload.content.path, upload.filename);
+      return null;
+    }
+    const metadata = await readWheelMetadata(upload.content.path, upload.filename);
+    checkWheelIdentity(metadata, upload);
+    return metadata;
+  }
+
+  private publishInput(upload: ValidatedUpload, who: Identity, metadataSha256: string | null): PublishInput {
+    const { content } = upload;
     // Releases are keyed by the normalized version (`1.0RC1` is release `1.0rc1`), as on PyPI.
     const version = normalizeVersion(upload.version);
-    const result = this.meta.publishFile({
+    return {
       project: { name: upload.project, displayName: upload.name, serialBase: this.upstreamNames?.knownSerial(upload.project) ?? 0 },
       release: { version, metadata: { ...upload.metadata, version } },
       user: who.user,
@@ -105,21 +151,9 @@ export class Publisher {
         requiresPython: upload.requiresPython,
         comment: upload.comment,
         metadataSha256,
-        signatureSha256,
+        signatureSha256: upload.signature ? upload.signature.sha256 : null,
         uploader: who.user,
       },
-    });
-    switch (result.outcome) {
-      case 'created':
-        return 'created';
-      case 'identical':
-        return 'identical';
-      case 'conflict':
-        throw alreadyExists(result.existing);
-      case 'reused-filename':
-        throw filenameReused();
-      default:
-        throw new LarderError(500, 'internal', 'Unexpected publish result.');
-    }
+    };
   }
 }

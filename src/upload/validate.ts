@@ -4,7 +4,7 @@
  * digests, filename against name and version. The first failure wins.
  */
 import { LarderError } from '../errors.js';
-import { isValidProjectName, normalizeName } from '../index/names.js';
+import { checkFilenameSegment, isValidProjectName, MAX_NAME_LENGTH, normalizeName } from '../index/names.js';
 import {
   checkExtension,
   checkFilenameCharacters,
@@ -13,7 +13,7 @@ import {
 } from './filename-rules.js';
 import { pep440String } from '../index/versions.js';
 import { parseUploadForm, toReleaseMetadata, type UploadForm } from './form-fields.js';
-import { pyRepr } from './py-repr.js';
+import { pyRepr } from '../index/py-repr.js';
 import type { FileType, RawUpload, ReceivedFile, ValidatedUpload } from './types.js';
 
 export const METADATA_VERSIONS = ['1.0', '1.1', '1.2', '2.1', '2.2', '2.3', '2.4', '2.5'] as const;
@@ -44,6 +44,7 @@ export function validateUpload(raw: RawUpload): ValidatedUpload {
   if (!content) throw bad('missing_file', 'Upload payload does not have a file.');
   const filename = content.filename;
   checkFilenameCharacters(filename);
+  checkFilenameSegment(filename);
   checkExtension(filename, filetype);
   if (content.contentType === null || /^image\//i.test(content.contentType)) {
     throw bad('invalid_distribution', 'Invalid distribution file.');
@@ -100,6 +101,9 @@ function checkName(name: string | undefined): string {
       `${pyRepr(name, 60)} is an invalid value for Name. Error: Start and end with a letter or numeral containing ` +
         `only ASCII numeric and '.', '_' and '-'. ${CORE_METADATA_HELP}`,
     );
+  }
+  if (name.length > MAX_NAME_LENGTH) {
+    throw bad('invalid_name', `${pyRepr(name, 60)} is an invalid value for Name. Error: Use at most ${MAX_NAME_LENGTH} characters. ${CORE_METADATA_HELP}`);
   }
   return name;
 }

@@ -180,7 +180,8 @@ export class UpstreamClient {
     }
   }
 
+  /** Stops at once: requests still under way (background revalidations, say) are cut. */
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.agent.destroy();
   }
 }

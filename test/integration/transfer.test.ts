@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { BlobStore } from '../../src/store/blob-store.js';
 import { MetaStore } from '../../src/store/meta-store.js';
+import type { ProjectRecord } from '../../src/store/records.js';
 import type { ExportHeader, Manifest } from '../../src/transfer/archive-format.js';
 import { Progress } from '../../src/transfer/progress.js';
 import { runCommand, type CommandResult } from '../fixtures/clients.js';
@@ -482,6 +483,169 @@ describe('export and import (larder export / larder import)', () => {
     assert.match(e.stdout, /^usage: larder export FILE \[--private-only \| --cache-only\] \[--project P\]\.\.\./m);
     assert.equal(i.code, 0, output(i));
     assert.match(i.stdout, /Conflicts are not failures: the exit code is 0/);
+  });
+});
+
+describe('every record kind round-trips through export and import into an empty data directory', () => {
+  let dir: string;
+  let up: FakeUpstream;
+  let source: TestLarder;
+  let target: string;
+  let targetMeta: MetaStore;
+  let offline: TestLarder;
+  let signed: BuiltDist;
+  let reserved: BuiltDist;
+  let upOld: BuiltDist;
+  let upNew: BuiltDist;
+  let token: string;
+  const signature = Buffer.from('-----BEGIN PGP SIGNATURE-----\nnot really\n-----END PGP SIGNATURE-----\n');
+  const alice = basicAuth('alice', 'alice-password');
+  const root = basicAuth('root', 'root-password');
+
+  /** Every record of a database, keyed by its JSON-encoded key. */
+  const records = (meta: MetaStore, db: string) =>
+    new Map(Array.from(meta.openDB<unknown>(db).getRange(), ({ key, value }) => [JSON.stringify(key), value] as const));
+  const sameRecords = (db: string) => {
+    const here = records(source.larder.meta, db);
+    assert.ok(here.size > 0, `the source has ${db} records`);
+    assert.deepEqual(records(targetMeta, db), here, db);
+  };
+  const call = async (method: string, path: string, auth: string, body?: unknown) => {
+    const res = await fetch(`${source.url}${path}`, {
+      method,
+      headers: { Authorization: auth, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    assert.equal(res.status, 200, `${method} ${path}: ${await res.text()}`);
+  };
+  const upload = async (server: TestLarder, dist: BuiltDist, auth: string, withSignature = false) => {
+    const form = await uploadForm(dist);
+    if (withSignature) form.append('gpg_signature', new Blob([signature]), `${dist.filename}.asc`);
+    return fetch(`${server.url}/legacy/`, { method: 'POST', body: form, headers: { Authorization: auth } });
+  };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'larder-roundtrip-'));
+    upOld = await buildWheel(join(dir, 'up'), { name: 'up-lib', version: '1.0', summary: 'the first release' });
+    upNew = await buildWheel(join(dir, 'up'), { name: 'up-lib', version: '2.0', summary: 'the second release' });
+    up = await startFakeUpstream();
+    up.addProject('up-lib', [upOld, upNew]);
+    source = await startLarder({ upstream: up.url, upstreamRetries: 0 });
+    await source.addUser('alice', 'alice-password');
+    await source.addUser('bob', 'bob-password');
+    await source.addUser('root', 'root-password', true);
+    token = source.addToken('alice', ['acme-rt']);
+
+    signed = await buildWheel(join(dir, 'p'), { name: 'Acme.RT', version: '1.0' });
+    reserved = await buildWheel(join(dir, 'p'), { name: 'Acme.RT', version: '0.9' });
+    const gone = await buildWheel(join(dir, 'p'), { name: 'acme-gone', version: '1.0' });
+    for (const [dist, sig] of [[signed, true], [await buildSdist(join(dir, 'p'), { name: 'Acme.RT', version: '1.0' }), false], [reserved, false], [gone, false]] as const) {
+      const res = await upload(source, dist, alice, sig);
+      assert.equal(res.status, 200, `${dist.filename}: ${res.statusText}`);
+    }
+    await call('POST', '/api/projects/acme-rt/releases/1.0/yank', alice, { reason: 'broken build' });
+    await call('POST', '/api/projects/acme-rt/maintainers', alice, { user: 'bob' });
+    await call('DELETE', `/api/projects/acme-rt/releases/0.9/files/${reserved.filename}`, alice);
+    await call('DELETE', '/api/projects/acme-gone', alice);
+    await call('POST', '/api/allowed-names', root, { name: 'Some.Allowed' });
+
+    // The cache: the project page, the project's JSON document, the older release's own JSON document
+    // (key ['release', name, version]) and the newer release's wheel and .metadata.
+    for (const path of ['/simple/up-lib/', '/pypi/up-lib/json', '/pypi/up-lib/1.0/json', `/packages/up-lib/${upNew.filename}`, `/packages/up-lib/${upNew.filename}.metadata`]) {
+      const res = await fetch(`${source.url}${path}`);
+      assert.equal(res.status, 200, path);
+      await res.arrayBuffer();
+    }
+    const docKeys = [...records(source.larder.meta, 'upstream-docs').keys()];
+    for (const key of [['page', 'up-lib'], ['releases', 'up-lib'], ['release', 'up-lib', '1.0']]) {
+      assert.ok(docKeys.includes(JSON.stringify(key)), `the source caches ${JSON.stringify(key)}: ${docKeys.join(' ')}`);
+    }
+    // Cache writes are asynchronous; the export reads what is committed.
+    await source.larder.meta.transactionAsync(() => undefined);
+
+    const archive = join(dir, 'all.tar');
+    const exported = await larderCli(['export', archive, '--include-users', '--data', source.data]);
+    assert.equal(exported.code, 0, output(exported));
+    target = await mkdtemp(join(tmpdir(), 'larder-roundtrip-target-'));
+    const imported = await larderCli(['import', archive, '--data', target]);
+    assert.equal(imported.code, 0, output(imported));
+    offline = await startLarder({ upstream: 'http://127.0.0.1:9/simple/', offline: true }, target);
+    targetMeta = offline.larder.meta;
+  });
+
+  after(async () => {
+    await offline?.close();
+    await source?.close();
+    await up?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('projects: owners, maintainers and display names (serials are new here)', () => {
+    const here = records(source.larder.meta, 'projects');
+    const there = records(targetMeta, 'projects');
+    assert.deepEqual([...there.keys()], [...here.keys()]);
+    for (const [key, value] of here) {
+      const { serial, ...rest } = value as ProjectRecord;
+      const imported = there.get(key) as ProjectRecord;
+      assert.ok(serial > 0 && imported.serial > 0);
+      assert.deepEqual({ ...imported, serial }, { ...rest, serial }, key);
+    }
+    assert.deepEqual((there.get('"acme-rt"') as ProjectRecord).maintainers, ['bob']);
+  });
+
+  test('releases, with their yanks', async () => {
+    sameRecords('releases');
+    const doc = (await (await fetch(`${offline.url}/pypi/acme-rt/1.0/json`)).json()) as { info: { yanked: boolean; yanked_reason: string } };
+    assert.equal(doc.info.yanked, true);
+    assert.equal(doc.info.yanked_reason, 'broken build');
+  });
+
+  test('files, with their .metadata and .asc blobs', async () => {
+    sameRecords('files');
+    const file = targetMeta.getFile('acme-rt', signed.filename)!;
+    assert.equal(file.metadataSha256, signed.metadataSha256);
+    assert.equal(file.signatureSha256, sha256(signature));
+    for (const [suffix, digest] of [['', signed.sha256], ['.metadata', signed.metadataSha256], ['.asc', sha256(signature)]] as const) {
+      const res = await fetch(`${offline.url}/packages/acme-rt/${signed.filename}${suffix}`);
+      assert.equal(res.status, 200, suffix);
+      assert.equal(sha256(Buffer.from(await res.arrayBuffer())), digest, suffix);
+    }
+  });
+
+  test('deleted files: their names stay reserved', async () => {
+    sameRecords('deleted-files');
+    const res = await upload(offline, reserved, alice);
+    assert.equal(res.status, 400);
+    assert.match(res.statusText, /previously used by a file that has since been deleted/);
+  });
+
+  test('allowed names', () => {
+    sameRecords('allowed-names');
+    assert.equal(targetMeta.isNameAllowed('some-allowed'), true);
+  });
+
+  test('users and tokens (--include-users): they sign in here', async () => {
+    sameRecords('users');
+    sameRecords('tokens');
+    const next = await buildWheel(join(dir, 'q'), { name: 'Acme.RT', version: '3.0' });
+    const res = await upload(offline, next, basicAuth('__token__', token));
+    assert.equal(res.status, 200, res.statusText);
+  });
+
+  test('upstream documents: project pages, project JSON and per-version JSON', async () => {
+    sameRecords('upstream-docs');
+    const keys = [...records(targetMeta, 'upstream-docs').keys()];
+    assert.ok(keys.includes(JSON.stringify(['release', 'up-lib', '1.0'])), keys.join(' '));
+    const res = await fetch(`${offline.url}/pypi/up-lib/1.0/json`);
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { info: { summary: string } }).info.summary, 'the first release');
+  });
+
+  test('upstream files', async () => {
+    sameRecords('upstream-files');
+    const res = await fetch(`${offline.url}/packages/up-lib/${upNew.filename}`);
+    assert.equal(res.status, 200);
+    assert.equal(sha256(Buffer.from(await res.arrayBuffer())), upNew.sha256);
   });
 });
 

@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { badRequest } from '../../errors.js';
+import { checkFilenameSegment, checkProjectName, checkVersionSegment } from '../../index/names.js';
 import type { ProjectAdmin } from '../../index/project-admin.js';
 import type { HttpDeps } from '../deps.js';
 import { requireIdentity } from '../identity.js';
@@ -22,7 +23,13 @@ function stringField(ctx: Context, field: string, required: boolean): string | n
 
 export function registerAdminRoutes(router: Router, deps: HttpDeps, admin: ProjectAdmin): void {
   const who = (ctx: Context) => requireIdentity(ctx, deps.authenticator, 'manage projects');
-  const p = (ctx: Context, name: string) => decodeURIComponent(ctx.params[name] ?? '');
+  // The router has decoded the segments already; each is checked before credentials or records are looked up.
+  const checks = { project: checkProjectName, version: checkVersionSegment, filename: checkFilenameSegment };
+  const p = (ctx: Context, name: keyof typeof checks) => {
+    const value = ctx.params[name] ?? '';
+    checks[name](value);
+    return value;
+  };
 
   router.post('/api/projects/:project/releases/:version/yank', jsonBody, async (ctx) => {
     const serial = admin.setYanked(p(ctx, 'project'), p(ctx, 'version'), true, stringField(ctx, 'reason', false), await who(ctx));

@@ -8,7 +8,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, LarderError, notFound } from '../../errors.js';
 import type { FileBody, FileVariant, SourceTrace } from '../../index/model.js';
-import { normalizeName } from '../../index/names.js';
+import { checkFilenameSegment, checkProjectName, normalizeName } from '../../index/names.js';
 import type { HttpDeps } from '../deps.js';
 import { matchesEtag } from '../respond.js';
 
@@ -148,8 +148,10 @@ export function registerFileRoutes(router: Router, deps: HttpDeps): void {
     if (!SAFE_FILENAME.test(requested) || requested === '.' || requested === '..') {
       throw badRequest('invalid_filename', `Invalid file name in the URL: ${JSON.stringify(requested)}.`);
     }
+    checkProjectName(ctx.params.project!);
     const project = normalizeName(ctx.params.project!);
     const { filename, variant } = splitVariant(requested);
+    checkFilenameSegment(filename);
     const trace: SourceTrace = {};
     const body = await deps.source.openFile(project, filename, variant, trace);
     if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);

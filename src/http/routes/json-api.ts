@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { LarderError } from '../../errors.js';
 import type { SourceTrace } from '../../index/model.js';
-import { normalizeName } from '../../index/names.js';
+import { checkProjectName, checkVersionSegment, normalizeName } from '../../index/names.js';
 import { renderProjectJson, renderReleaseJson } from '../../render/json-api.js';
 import type { HttpDeps } from '../deps.js';
 import { baseUrl, sendIndexDocument } from '../respond.js';
@@ -19,6 +19,12 @@ const jsonError = (err: LarderError) =>
 export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
   const handle = async (ctx: Context, prefix: string, version: string | null) => {
     const requested = ctx.params.project!;
+    try {
+      checkProjectName(requested);
+      if (version !== null) checkVersionSegment(version);
+    } catch (err) {
+      throw err instanceof LarderError ? jsonError(err) : err;
+    }
     const name = normalizeName(requested);
     if (name !== requested) {
       const rest = version === null ? 'json' : `${encodeURIComponent(version)}/json`;

@@ -5,7 +5,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { LarderError } from '../../errors.js';
 import type { SourceTrace } from '../../index/model.js';
-import { normalizeName } from '../../index/names.js';
+import { checkProjectName, normalizeName } from '../../index/names.js';
 import { isDiskFull } from '../../store/disk-space.js';
 import { renderProjectHtml, renderRootHtmlChunks } from '../../render/simple-html.js';
 import { renderProjectJson, renderRootJsonChunks } from '../../render/simple-json.js';
@@ -78,6 +78,7 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps): void {
 
   const projectPage = async (ctx: Context, withSlash: boolean) => {
     const requested = ctx.params.project!;
+    checkProjectName(requested);
     const name = normalizeName(requested);
     if (!withSlash || name !== requested) return redirect(ctx, `/simple/${name}/`);
     const chosen = negotiate(ctx);

@@ -1,0 +1,17 @@
+/** Runs tasks one at a time per key, in the order they arrive; tasks of different keys run side by side. */
+export class KeyedLock {
+  /** The last task queued per key, settled or not; a key is dropped once its queue is empty. */
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(task);
+    const tail = result.catch(() => undefined);
+    this.tails.set(key, tail);
+    try {
+      return await result;
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}

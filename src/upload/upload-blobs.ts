@@ -1,0 +1,53 @@
+/**
+ * The blobs one upload commits, so that an upload the store still refuses can take back what it added.
+ * Blobs are content-addressed and shared: a blob is removed only when this upload created it, no record
+ * references it, and no one has committed the same bytes since (a commit of an existing blob renews its
+ * mtime, as garbage collection expects).
+ */
+import { stat } from 'node:fs/promises';
+import { openCacheDbs } from '../index/sources/cache-records.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { MetaStore } from '../store/meta-store.js';
+
+/** Does any private file record (file, `.metadata`, `.asc`) or cached upstream file reference the blob? */
+function referenced(meta: MetaStore, sha256: string): boolean {
+  for (const f of meta.allFiles()) {
+    if (f.sha256 === sha256 || f.metadataSha256 === sha256 || f.signatureSha256 === sha256) return true;
+  }
+  for (const { value } of openCacheDbs(meta).files.getRange()) if (value.sha256 === sha256) return true;
+  return false;
+}
+
+export class UploadBlobs {
+  /** Blobs that did not exist before this upload committed them, with their mtime right after. */
+  private readonly added: { sha256: string; mtimeMs: number }[] = [];
+
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly meta: MetaStore,
+  ) {}
+
+  /** Makes a finished temporary file the blob `sha256` (see BlobStore.commit). */
+  async commit(tmpPath: string, sha256: string): Promise<void> {
+    await this.track(sha256, () => this.blobs.commit(tmpPath, sha256));
+  }
+
+  async writeBuffer(bytes: Buffer, sha256: string): Promise<void> {
+    await this.track(sha256, () => this.blobs.writeBuffer(bytes, sha256));
+  }
+
+  private async track(sha256: string, commit: () => Promise<string>): Promise<void> {
+    const existed = await this.blobs.has(sha256);
+    const path = await commit();
+    if (!existed) this.added.push({ sha256, mtimeMs: (await stat(path)).mtimeMs });
+  }
+
+  /** Removes the blobs this upload added that nothing references. Call it only once the upload has failed. */
+  async takeBack(): Promise<void> {
+    for (const { sha256, mtimeMs } of this.added.splice(0)) {
+      if (referenced(this.meta, sha256)) continue;
+      const now = await stat(this.blobs.pathFor(sha256)).catch(() => null);
+      if (now?.mtimeMs === mtimeMs) await this.blobs.remove(sha256);
+    }
+  }
+}

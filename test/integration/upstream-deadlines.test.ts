@@ -1,0 +1,172 @@
+/**
+ * Deadlines (docs/upstream.md): one upstream page or JSON document gets LARDER_UPSTREAM_DEADLINE in all,
+ * retries included; with nothing cached that is a 504 naming the upstream and the deadline; a stale copy
+ * is served after LARDER_STALE_WAIT while revalidation goes on; a trickling upstream is cut at the deadline
+ * and does not hold the project after it recovers. Files have only the idle time-out.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import type { Config } from '../../src/config/schema.js';
+import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
+import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { sha256Hex } from '../fixtures/hashes.js';
+import { startLarder, type TestLarder } from '../helpers/larder.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { rawGet } from '../helpers/raw-get.js';
+
+const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
+const DEADLINE = 1200;
+const STALE_WAIT = 300;
+/** What a bounded answer may take beyond its bound on a busy machine. */
+const SLACK = 1500;
+
+describe('upstream deadlines', () => {
+  let dir: string;
+  let up: FakeUpstream;
+  let big: BuiltDist;
+  const larders: TestLarder[] = [];
+
+  const larder = async (overrides: Partial<Config> = {}, clock?: ManualClock): Promise<TestLarder> => {
+    const l = await startLarder(
+      {
+        upstream: up.url,
+        // Per-try time-outs far longer than the deadline: only the deadline can bound these answers.
+        upstreamHeadersTimeout: 30_000,
+        upstreamBodyTimeout: 30_000,
+        upstreamRetries: 2,
+        upstreamDeadline: DEADLINE,
+        staleWait: STALE_WAIT,
+        ...overrides,
+      },
+      undefined,
+      { clock },
+    );
+    larders.push(l);
+    return l;
+  };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'larder-deadlines-'));
+    up = await startFakeUpstream();
+    for (const name of ['hung', 'stale', 'trickle', 'api', 'rootless']) up.addProject(name, [await buildWheel(dir, { name, version: '1.0' })]);
+    big = await buildWheel(dir, { name: 'big', version: '1.0', dataFile: { bytes: 3 * 1024 * 1024, seed: 'deadline-big' } });
+    up.addProject('big', [big]);
+  });
+
+  after(async () => {
+    await up.setFault(null);
+    for (const l of larders) await l.close();
+    await up.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('an upstream that never answers: 504 at the deadline (not retries × time-outs), naming the upstream and the deadline', async () => {
+    const l = await larder();
+    await up.setFault({ kind: 'hang', pathPrefix: '/simple/hung/' });
+    try {
+      const got = await rawGet(`${l.url}/simple/hung/`, { headers: { Accept: PIP_ACCEPT }, timeoutMs: 20_000 });
+      assert.equal(got.status, 504);
+      assert.ok(got.ms >= DEADLINE - 50 && got.ms < DEADLINE + SLACK, `answered in ${got.ms} ms`);
+      const message = got.body.toString();
+      assert.ok(message.includes(up.url), message);
+      assert.match(message, /1\.2 s deadline \(LARDER_UPSTREAM_DEADLINE\)/);
+      assert.match(got.headers['content-type'] ?? '', /^text\/plain/);
+    } finally {
+      await up.setFault(null);
+    }
+  });
+
+  test('the JSON API document has the same deadline, and answers in JSON', async () => {
+    const l = await larder();
+    await up.setFault({ kind: 'hang', pathPrefix: '/pypi/api/' });
+    try {
+      const got = await rawGet(`${l.url}/pypi/api/json`, { timeoutMs: 20_000 });
+      assert.equal(got.status, 504);
+      assert.ok(got.ms < DEADLINE + SLACK, `answered in ${got.ms} ms`);
+      assert.match(JSON.parse(got.body.toString()).message, /LARDER_UPSTREAM_DEADLINE/);
+    } finally {
+      await up.setFault(null);
+    }
+  });
+
+  test('a stale copy is answered after LARDER_STALE_WAIT while the upstream hangs; revalidation goes on and lands later', async () => {
+    const clock = new ManualClock(Date.now());
+    const l = await larder({ pageTtl: 60_000 }, clock);
+    const first = await rawGet(`${l.url}/simple/stale/`, { headers: { Accept: PIP_ACCEPT } });
+    assert.equal(first.headers['x-larder-cache'], 'miss');
+    clock.advance(61_000);
+    up.touch('stale');
+    await up.setFault({ kind: 'slow', delayMs: DEADLINE / 2, pathPrefix: '/simple/stale/', count: 1 });
+    up.clearLog();
+    const stale = await rawGet(`${l.url}/simple/stale/`, { headers: { Accept: PIP_ACCEPT } });
+    assert.equal(stale.status, 200);
+    assert.equal(stale.headers['x-larder-cache'], 'stale');
+    assert.ok(stale.body.equals(first.body));
+    assert.ok(stale.ms >= STALE_WAIT - 50 && stale.ms < STALE_WAIT + SLACK, `answered in ${stale.ms} ms`);
+    // The revalidation that was under way finishes in the background: the next answer is fresh, from memory.
+    await sleep(DEADLINE / 2);
+    const fresh = await rawGet(`${l.url}/simple/stale/`, { headers: { Accept: PIP_ACCEPT } });
+    assert.equal(fresh.headers['x-larder-cache'], 'hit');
+    assert.notEqual(fresh.headers['x-pypi-last-serial'], first.headers['x-pypi-last-serial']);
+    assert.equal(up.requestsTo('/simple/stale/').length, 1, 'one revalidation');
+  });
+
+  test('a page trickling at 1 byte/s is cut at the deadline for everyone waiting; after recovery the next request fetches afresh', async () => {
+    const l = await larder();
+    await up.setFault({ kind: 'slow', bytesPerSecond: 1, pathPrefix: '/simple/trickle/' });
+    try {
+      const [a, b] = await Promise.all([
+        rawGet(`${l.url}/simple/trickle/`, { headers: { Accept: PIP_ACCEPT }, timeoutMs: 20_000 }),
+        sleep(200).then(() => rawGet(`${l.url}/simple/trickle/`, { headers: { Accept: PIP_ACCEPT }, timeoutMs: 20_000 })),
+      ]);
+      for (const got of [a, b]) {
+        assert.equal(got.status, 504);
+        assert.ok(got.ms < DEADLINE + SLACK, `answered in ${got.ms} ms`);
+      }
+    } finally {
+      await up.setFault(null);
+    }
+    up.clearLog();
+    const back = await rawGet(`${l.url}/simple/trickle/`, { headers: { Accept: PIP_ACCEPT } });
+    assert.equal(back.status, 200);
+    assert.equal(back.headers['x-larder-cache'], 'miss');
+    assert.equal(up.requestsTo('/simple/trickle/').length, 1);
+  });
+
+  test('a file download has no total deadline: a 3 MB file at 1 MB/s takes longer than the page deadline and arrives whole', async () => {
+    const l = await larder({ upstreamBodyTimeout: 1000 });
+    assert.equal((await rawGet(`${l.url}/simple/big/`)).status, 200);
+    await up.setFault({ kind: 'slow', bytesPerSecond: 1024 * 1024, pathPrefix: '/files/' });
+    try {
+      const got = await rawGet(`${l.url}/packages/big/${big.filename}`, { timeoutMs: 20_000 });
+      assert.equal(got.status, 200);
+      assert.equal(got.error, undefined);
+      assert.ok(got.ms > DEADLINE, `took ${got.ms} ms`);
+      assert.equal(sha256Hex(got.body), big.sha256);
+    } finally {
+      await up.setFault(null);
+    }
+  });
+
+  test('the project list: a stored list is served after LARDER_STALE_WAIT while a refresh hangs', async () => {
+    const clock = new ManualClock(Date.now());
+    const l = await larder({ rootTtl: 60_000 }, clock);
+    const first = await rawGet(`${l.url}/simple/`, { headers: { Accept: 'text/html' } });
+    assert.equal(first.status, 200);
+    assert.match(first.body.toString(), /rootless/);
+    clock.advance(61_000);
+    await up.setFault({ kind: 'hang', pathPrefix: '/simple/', count: 3 });
+    try {
+      const got = await rawGet(`${l.url}/simple/`, { headers: { Accept: 'text/html' }, timeoutMs: 20_000 });
+      assert.equal(got.status, 200);
+      assert.ok(got.ms < STALE_WAIT + SLACK, `answered in ${got.ms} ms`);
+      assert.match(got.body.toString(), /rootless/);
+    } finally {
+      await up.setFault(null);
+    }
+  });
+});
