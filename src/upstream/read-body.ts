@@ -5,11 +5,20 @@ import type { UpstreamResponse } from './client.js';
 
 const tooLarge = (what: string, limit: number) => new UpstreamError(`sent ${what} larger than ${formatBytes(limit)}`, 'invalid');
 
+/**
+ * Stops reading a body. undici's body emits an 'error' when destroyed before its end, which would be an
+ * uncaught exception with no listener: one is attached first.
+ */
+export function discard(res: UpstreamResponse): void {
+  res.body.on('error', () => {});
+  res.body.destroy();
+}
+
 /** The body as it arrives, failing once more than `limit` bytes have come (after decoding). */
 export async function* boundedBody(res: UpstreamResponse, limit: number, what: string): AsyncGenerator<Buffer> {
   const declared = Number(res.headers['content-length']);
   if (!res.headers['content-encoding'] && declared > limit) {
-    res.body.destroy();
+    discard(res);
     throw tooLarge(what, limit);
   }
   let size = 0;
@@ -22,7 +31,7 @@ export async function* boundedBody(res: UpstreamResponse, limit: number, what: s
   } catch (err) {
     throw res.describe(err);
   } finally {
-    if (!res.body.destroyed) res.body.destroy();
+    if (!res.body.destroyed) discard(res);
   }
 }
 

@@ -203,6 +203,8 @@ export class FileDownload {
     } catch (err) {
       this.error = this.abandoned ? new Error('every client has gone') : (err as Error);
       this.state = 'failed';
+      // Releases the upstream connection when the body was refused before it was read.
+      this.spec.abort();
       throw this.error;
     } finally {
       this.close();

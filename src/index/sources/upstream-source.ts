@@ -28,6 +28,9 @@ export interface UpstreamSourceOptions {
   deadline: number;
   /** Total time for the project list, ms. */
   rootDeadline: number;
+  /** Bounds on what is read; the defaults fit pypi.org with room to spare. */
+  maxDocumentBytes?: number;
+  maxRootBytes?: number;
 }
 
 export interface Validators {
@@ -101,7 +104,7 @@ export class UpstreamSource {
       return { status: res.status === 304 ? 'not-modified' : 'not-found' };
     }
     if (res.status !== 200) return unexpected(res);
-    const text = await readText(res, MAX_DOCUMENT_BYTES, what);
+    const text = await readText(res, this.options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES, what);
     let value: T;
     try {
       value = parse(text, res);
@@ -154,7 +157,7 @@ export class UpstreamSource {
     }
     if (res.status !== 200) return unexpected(res);
     const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    const body = () => boundedBody(res, MAX_ROOT_BYTES, 'a project list');
+    const body = () => boundedBody(res, this.options.maxRootBytes ?? MAX_ROOT_BYTES, 'a project list');
     const entries =
       type === 'application/vnd.pypi.simple.v1+json'
         ? parseRootJsonBatches(body())
