@@ -7,6 +7,8 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator.js';
+import { LoginLimiter } from './auth/login-limiter.js';
+import { PasswordHasher } from './auth/password-hasher.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/schema.js';
 import type { HttpDeps } from './http/deps.js';
@@ -142,6 +144,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       },
     );
   }
+  const passwords = new PasswordHasher();
   const source = new OverlaySource(privateSource, cached, { mergeAllowList: new Set(config.mergeAllowList) });
   const deps: HttpDeps = {
     config,
@@ -151,7 +154,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     meta,
     blobs,
     space,
-    authenticator: new Authenticator(meta),
+    authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock)),
     publisher: new Publisher(meta, blobs, cached, new Set(config.mergeAllowList)),
     logger,
     metrics,
@@ -207,6 +210,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       await closed;
     }
     await client?.close();
+    await passwords.close();
     await meta.close();
   };
   return {

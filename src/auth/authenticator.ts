@@ -1,10 +1,15 @@
-/** Turns credentials into an identity, and decides what an identity may do to a project. */
+/**
+ * Turns credentials into an identity, and decides what an identity may do to a project. Failed logins are
+ * limited per client address and user name; a user name that does not exist costs one password hash too.
+ */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { MetaStore } from '../store/meta-store.js';
 import type { ProjectRecord } from '../store/records.js';
 import type { Credentials } from './credentials.js';
-import { verifyPassword } from './passwords.js';
+import type { LoginLimiter } from './login-limiter.js';
+import type { PasswordVerifier } from './password-hasher.js';
+import { dummyHash } from './passwords.js';
 import { hashToken } from './tokens.js';
 
 export interface Identity {
@@ -18,26 +23,60 @@ export interface Identity {
 export class Authenticator {
   /** scrypt is slow on purpose; pip sends credentials with every request, so good checks are remembered a while. */
   private readonly verified = new LRUCache<string, true>({ max: 1000, ttl: 10 * 60_000 });
+  /** Checks under way, by the same key: concurrent requests with the same credentials share one hash. */
+  private readonly checking = new Map<string, Promise<boolean>>();
+  private readonly dummy = dummyHash();
 
-  constructor(private readonly store: MetaStore) {}
+  constructor(
+    private readonly store: MetaStore,
+    private readonly passwords: PasswordVerifier,
+    private readonly limiter: LoginLimiter,
+  ) {}
 
-  private async passwordMatches(password: string, stored: string): Promise<boolean> {
-    const key = createHash('sha256').update(stored).update('\0').update(password).digest('hex');
-    if (this.verified.has(key)) return true;
-    const ok = await verifyPassword(password, stored);
-    if (ok) this.verified.set(key, true);
-    return ok;
+  /**
+   * The identity `credentials` prove, or null (a failed login, counted). Throws 429 without checking
+   * anything when the address or the user name has too many recent failures, even for good credentials.
+   */
+  async authenticate(credentials: Credentials | null, address: string): Promise<Identity | null> {
+    const name = credentials?.kind === 'password' ? credentials.user : null;
+    this.limiter.check(address, name);
+    if (credentials?.kind === 'password') return this.byPassword(credentials.user, credentials.password, address);
+    const record = credentials && this.store.getTokenByHash(hashToken(credentials.token));
+    const user = record && this.store.getUser(record.user);
+    if (!record || !user) {
+      this.limiter.fail(address, null);
+      return null;
+    }
+    return { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true };
   }
 
-  async authenticate(credentials: Credentials): Promise<Identity | null> {
-    if (credentials.kind === 'token') {
-      const record = this.store.getTokenByHash(hashToken(credentials.token));
-      const user = record && this.store.getUser(record.user);
-      if (!record || !user) return null;
-      return { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true };
+  private async byPassword(name: string, password: string, address: string): Promise<Identity | null> {
+    const user = this.store.getUser(name);
+    const stored = user?.passwordHash ?? this.dummy;
+    const key = createHash('sha256').update(stored).update('\0').update(password).digest('hex');
+    if (user && this.verified.has(key)) return { user: user.name, admin: user.admin, tokenProjects: null, viaToken: false };
+    let ok: boolean;
+    const running = this.checking.get(key);
+    if (running) {
+      ok = await running;
+      if (!ok) this.limiter.fail(address, name);
+    } else {
+      // Counted before the hash runs, so concurrent guesses cannot get past the limit; taken back on success.
+      const attempt = this.limiter.fail(address, name);
+      const check = this.passwords.verify(password, stored);
+      this.checking.set(key, check);
+      try {
+        ok = await check;
+      } catch (err) {
+        this.limiter.forgive(attempt);
+        throw err;
+      } finally {
+        this.checking.delete(key);
+      }
+      if (ok) this.limiter.forgive(attempt);
     }
-    const user = this.store.getUser(credentials.user);
-    if (!user || !(await this.passwordMatches(credentials.password, user.passwordHash))) return null;
+    if (!user || !ok) return null;
+    this.verified.set(key, true);
     return { user: user.name, admin: user.admin, tokenProjects: null, viaToken: false };
   }
 }

@@ -1,24 +1,48 @@
-/** Password hashing with scrypt; the stored form is `scrypt$N$r$p$salt$hash` (base64). */
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+/**
+ * The stored password form `scrypt$N$r$p$salt$hash` (base64): making, reading and comparing it.
+ * The scrypt itself runs in a PasswordHasher's worker thread, never here.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 
-const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) =>
-    scryptCallback(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
-  );
-
-const PARAMS = { N: 16384, r: 8, p: 1 };
-const KEY_LENGTH = 32;
-
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scrypt(password, salt, KEY_LENGTH, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
+export interface ScryptParams {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+export const PARAMS: ScryptParams = Object.freeze({ N: 16384, r: 8, p: 1 });
+export const KEY_LENGTH = 32;
+const SALT_LENGTH = 16;
+
+export interface StoredHash {
+  params: ScryptParams;
+  salt: Buffer;
+  key: Buffer;
+}
+
+export const newSalt = (): Buffer => randomBytes(SALT_LENGTH);
+
+export function formatHash({ params, salt, key }: StoredHash): string {
+  return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+/** null when `stored` is not in the scrypt form. */
+export function parseHash(stored: string): StoredHash | null {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64');
-  const key = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
-  return timingSafeEqual(key, expected);
+  if (scheme !== 'scrypt' || !salt || !hash) return null;
+  const key = Buffer.from(hash, 'base64');
+  if (key.length === 0) return null;
+  return { params: { N: Number(n), r: Number(r), p: Number(p) }, salt: Buffer.from(salt, 'base64'), key };
+}
+
+export function keysEqual(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * A hash no password matches (random salt and key) with the real parameters: checking a password for a
+ * user who does not exist against it costs what checking a real user's password costs.
+ */
+export function dummyHash(): string {
+  return formatHash({ params: PARAMS, salt: newSalt(), key: randomBytes(KEY_LENGTH) });
 }

@@ -1,6 +1,6 @@
 /** The larder commands other than `serve`: users, tokens and project administration on a data directory. */
 import { newToken } from '../auth/tokens.js';
-import { hashPassword } from '../auth/passwords.js';
+import { PasswordHasher } from '../auth/password-hasher.js';
 import { checkProjectName, normalizeName } from '../index/names.js';
 import { CLI_IDENTITY, ProjectAdmin } from '../index/project-admin.js';
 import { MetaStore } from '../store/meta-store.js';
@@ -56,7 +56,9 @@ export const COMMANDS: Record<string, Command> = {
       }
       if (meta.getUser(name!)) throw new UsageError(`user '${name}' already exists`);
       const password = await readPassword(io, values['password-stdin'] === true);
-      meta.putUser({ name: name!, passwordHash: await hashPassword(password), admin: values.admin === true, createdAt: new Date().toISOString() });
+      const hasher = new PasswordHasher({ threads: 1 });
+      const passwordHash = await hasher.hash(password).finally(() => hasher.close());
+      meta.putUser({ name: name!, passwordHash, admin: values.admin === true, createdAt: new Date().toISOString() });
       io.out(`created user ${name}${values.admin ? ' (admin)' : ''}`);
     },
   },

@@ -1,4 +1,7 @@
-/** Who is asking: credentials from the Authorization header → Identity, with 401/403 as decision 4 says. */
+/**
+ * Who is asking: credentials from the Authorization header → Identity, with 401/403 as decision 4 says,
+ * 429 after too many failed logins from the connection's address (proxy headers are not trusted).
+ */
 import type { Context } from 'koa';
 import type { Authenticator, Identity } from '../auth/authenticator.js';
 import { parseAuthorization } from '../auth/credentials.js';
@@ -7,8 +10,7 @@ import { forbidden, unauthorized } from '../errors.js';
 export async function identify(ctx: Context, authenticator: Authenticator): Promise<Identity | null> {
   const header = ctx.get('Authorization');
   if (!header) return null;
-  const credentials = parseAuthorization(header);
-  const identity = credentials && (await authenticator.authenticate(credentials));
+  const identity = await authenticator.authenticate(parseAuthorization(header), ctx.ip);
   if (!identity) {
     throw forbidden('invalid_credentials', 'Invalid or non-existent authentication information: check the user name and password, or the API token (user name __token__).');
   }

@@ -268,11 +268,15 @@ export class MetaStore {
     this.transaction(() => this.users.putSync(user.name, user));
   }
 
+  /** Removes the user, their tokens and their roles in every project, so that a new user of that name inherits nothing. */
   removeUser(name: string): boolean {
     return this.transaction(() => {
       if (!this.users.get(name)) return false;
       this.users.removeSync(name);
       for (const { key, value } of this.tokens.getRange()) if (value.user === name) this.tokens.removeSync(key);
+      const without = (users: string[]) => users.filter((user) => user !== name);
+      const roles = Array.from(this.projects.getRange(), ({ value }) => value).filter((p) => p.owners.includes(name) || p.maintainers.includes(name));
+      for (const p of roles) this.projects.putSync(p.name, { ...p, owners: without(p.owners), maintainers: without(p.maintainers) });
       return true;
     });
   }

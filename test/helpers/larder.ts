@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLarder, type Larder } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
-import { hashPassword } from '../../src/auth/passwords.js';
+import { PasswordHasher } from '../../src/auth/password-hasher.js';
 import { newToken } from '../../src/auth/tokens.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
@@ -28,10 +28,12 @@ export async function startLarder(overrides: Partial<Config> = {}, dataDir?: str
   });
   const larder = await createLarder(config, options);
   const url = await larder.listen();
+  const passwords = new PasswordHasher({ threads: 1 });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    await passwords.close();
     await larder.close(2000);
   };
   return {
@@ -39,7 +41,7 @@ export async function startLarder(overrides: Partial<Config> = {}, dataDir?: str
     data,
     larder,
     async addUser(name, password, admin = false) {
-      larder.meta.putUser({ name, passwordHash: await hashPassword(password), admin, createdAt: new Date().toISOString() });
+      larder.meta.putUser({ name, passwordHash: await passwords.hash(password), admin, createdAt: new Date().toISOString() });
     },
     addToken(user, projects) {
       const { token, record } = newToken(user, projects ?? null, null);
