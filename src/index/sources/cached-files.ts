@@ -19,7 +19,8 @@ import type { FileBody, FileEntry, FileVariant, ProjectPage, SourceTrace } from 
 import type { ProjectName } from '../names.js';
 import type { CacheEvents } from './cache-events.js';
 import type { CachedFileRecord } from './cache-records.js';
-import { FileDownload, strongestHash, VerificationError } from './file-download.js';
+import { strongestHash, VerificationError } from './download-verifier.js';
+import { FileDownload } from './file-download.js';
 import type { UpstreamSource } from './upstream-source.js';
 
 /** `.metadata` files are a few kB; a long description takes them to a few hundred. */

@@ -9,33 +9,15 @@
  * it — and nothing is kept. Such a download takes no new clients. A download whose size is unknown, or that
  * is not being kept, is abandoned once every client has gone. Nothing partial is ever kept.
  */
-import { createHash, type Hash } from 'node:crypto';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { BlobStore } from '../../store/blob-store.js';
-import { formatBytes } from '../../config/schema.js';
-import { UpstreamError } from '../../upstream/upstream-error.js';
-import type { Hashes } from '../model.js';
 import { BatchedFileWriter, MAX_IN_FLIGHT } from './batched-file-writer.js';
-
-/** Hash names node:crypto can check, strongest first. */
-const VERIFIABLE = ['sha512', 'sha384', 'sha256', 'sha224', 'sha1', 'md5'] as const;
-
-export function strongestHash(hashes: Hashes): { name: string; hex: string } | null {
-  for (const name of VERIFIABLE) {
-    const hex = hashes[name];
-    if (hex) return { name, hex: hex.toLowerCase() };
-  }
-  return null;
-}
+import { DownloadVerifier, type Expected } from './download-verifier.js';
 
 /** How far the slowest client of a download that is not kept may fall behind the upstream. */
 const MAX_BUFFERED = 8 << 20;
 const READ_SIZE = 1 << 20;
-
-export class VerificationError extends Error {
-  override name = 'VerificationError';
-}
 
 export interface DownloadResult {
   sha256: string;
@@ -49,7 +31,7 @@ export interface DownloadSpec {
   body: AsyncIterable<Uint8Array>;
   /** Stops the upstream request (every client has gone). */
   abort(): void;
-  expected: { hash: { name: string; hex: string } | null; size: number | null };
+  expected: Expected;
   /** The response's own Content-Length, when it sent one. */
   contentLength: number | null;
   /** Largest accepted file, bytes (LARDER_MAX_FILE_SIZE). */
@@ -162,25 +144,14 @@ export class FileDownload {
     this.wake();
   }
 
-  private check(size: number): void {
-    if (size > this.spec.maxBytes) {
-      throw new UpstreamError(`sent a file larger than LARDER_MAX_FILE_SIZE (${formatBytes(this.spec.maxBytes)})`, 'invalid');
-    }
-    const advertised = this.spec.expected.size;
-    if (advertised !== null && size > advertised) throw new VerificationError(`received more than the advertised ${advertised} bytes`);
-  }
-
   private async run(): Promise<DownloadResult> {
     const { body, expected } = this.spec;
-    const sha256 = createHash('sha256');
-    const check: Hash | null = expected.hash && expected.hash.name !== 'sha256' ? createHash(expected.hash.name) : null;
+    const verifier = new DownloadVerifier(expected, this.spec.maxBytes);
     try {
-      for (const size of [expected.size, this.spec.contentLength]) if (size !== null) this.check(size);
+      for (const size of [expected.size, this.spec.contentLength]) if (size !== null) verifier.announced(size);
       if (this.keeping) await this.openWriter();
       for await (const chunk of body) {
-        this.check(this.received + chunk.byteLength);
-        sha256.update(chunk);
-        check?.update(chunk);
+        verifier.add(chunk);
         this.memory.push({ start: this.received, bytes: chunk });
         this.received += chunk.byteLength;
         if (this.keeping) this.writer!.add(chunk);
@@ -189,14 +160,7 @@ export class FileDownload {
       }
       if (this.abandoned) throw new Error('every client has gone');
       if (this.keeping) await this.writer!.finish();
-      const digest = sha256.digest('hex');
-      if (expected.size !== null && this.received !== expected.size) {
-        throw new VerificationError(`received ${this.received} bytes, the index advertised ${expected.size}`);
-      }
-      if (expected.hash) {
-        const actual = check ? check.digest('hex') : digest;
-        if (actual !== expected.hash.hex) throw new VerificationError(`${expected.hash.name} is ${actual}, the index advertised ${expected.hash.hex}`);
-      }
+      const digest = verifier.finish();
       const kept = this.keeping && (await this.commit(digest));
       this.state = 'done';
       return { sha256: digest, size: this.received, kept };
