@@ -148,6 +148,7 @@ export class UpstreamClient {
       const refusal = this.origins.refusal(url);
       if (refusal) {
         const how = hop === 0 ? `larder does not fetch ${url.href}` : `the upstream redirected to ${url.href}, which larder does not follow`;
+        this.observer.failure('refused');
         throw new UpstreamError(`${how}: ${refusal}`, 'refused');
       }
       if (signal?.aborted && !deadline?.aborted) throw signal.reason;
