@@ -2,15 +2,34 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
 
 export interface ChildServer {
   url: string;
   child: ChildProcess;
   output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: Promise<ExitStatus>;
   /** Sends `signal` (unless the child is gone) and waits for the exit. */
-  stop(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(signal: NodeJS.Signals): Promise<ExitStatus>;
+  /** True until the child has exited. */
+  alive(): boolean;
+  /** How the child exited, or null while it runs. */
+  exitStatus(): ExitStatus | null;
+}
+
+export interface ChildServerOptions {
+  /**
+   * Wraps the command line: gets `node` and its arguments, returns what to spawn instead (e.g. `unshare …
+   * sh -c '… exec "$@"'`). Whatever it runs should exec node, so that `child.pid` is larder's pid.
+   */
+  launch?: (node: string, args: string[]) => { command: string; args: string[] };
+  /** How long larder may take to listen. Default 30 s. */
+  startTimeoutMs?: number;
 }
 
 /** The environment without this machine's LARDER_* settings. */
@@ -20,8 +39,14 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export async function startChildServer(args: string[], env: Record<string, string> = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', ...args], {
+export async function startChildServer(
+  args: string[],
+  env: Record<string, string> = {},
+  options: ChildServerOptions = {},
+): Promise<ChildServer> {
+  const nodeArgs = ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', ...args];
+  const { command, args: argv } = options.launch?.(process.execPath, nodeArgs) ?? { command: process.execPath, args: nodeArgs };
+  const child = spawn(command, argv, {
     cwd: REPO,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -29,11 +54,16 @@ export async function startChildServer(args: string[], env: Record<string, strin
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+  let status: ExitStatus | null = null;
+  const exited = new Promise<ExitStatus>((resolve) =>
+    child.once('exit', (code, signal) => {
+      status = { code, signal };
+      resolve(status);
+    }),
   );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`larder did not start:\n${out}`)), 30_000);
+    const timeoutMs = options.startTimeoutMs ?? 30_000;
+    const timer = setTimeout(() => reject(new Error(`larder did not start within ${timeoutMs} ms:\n${out}`)), timeoutMs);
     const look = () => {
       const match = /listening on (http:\/\/[^\s"()]+)/.exec(out);
       if (match) {
@@ -43,10 +73,17 @@ export async function startChildServer(args: string[], env: Record<string, strin
       }
     };
     child.stdout!.on('data', look);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`could not run ${command}: ${err.message}`));
+    });
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
       reject(new Error(`larder exited (${code ?? signal}) before listening:\n${out}`));
     });
+  }).catch((err: unknown) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    throw err;
   });
   return {
     url,
@@ -57,5 +94,7 @@ export async function startChildServer(args: string[], env: Record<string, strin
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
+    alive: () => status === null,
+    exitStatus: () => status,
   };
 }

@@ -9,13 +9,16 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createGunzip } from 'node:zlib';
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as tar from 'tar-stream';
+import { Agent, request } from 'undici';
 import * as yauzl from 'yauzl';
 import { findClients, makeVenv, pipInstall, requireClients, twineUpload, type Clients, type Venv } from '../fixtures/clients.js';
 import { buildLargeFile, buildSdist, buildWheel, largeFileStream, type BuiltDist } from '../fixtures/dists.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { startFakeUpstream, startLoggingServer, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { recordDigest, sha256Hex } from '../fixtures/hashes.js';
 import { rawGet } from '../helpers/raw-get.js';
+import { dechunk, rawRequest } from '../helpers/raw-socket.js';
 
 const PIP_ACCEPT =
   'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
@@ -494,6 +497,243 @@ describe('test fixtures', () => {
     });
   });
 
+  describe('fake upstream: wire-level faults and framings', () => {
+    const settled = async (what: string, check: () => boolean, ms = 2000): Promise<void> => {
+      const until = Date.now() + ms;
+      while (!check()) {
+        if (Date.now() > until) assert.fail(`timed out waiting for: ${what}`);
+        await sleep(10);
+      }
+    };
+    const lastEntry = () => upstream.requests.at(-1)!;
+
+    test('http10: HTTP/1.0 status line, Connection: close, no length, no chunking, the body ends with the close', async () => {
+      upstream.clearLog();
+      await upstream.setFault({ kind: 'http10', pathPrefix: '/files/', count: 1 });
+      const res = await rawRequest(upstream.fileUrl(blob), { headers: { Connection: 'keep-alive' } });
+      assert.equal(res.statusLine, 'HTTP/1.0 200 OK');
+      assert.equal(res.headers.connection, 'close');
+      assert.equal(res.headers['content-length'], undefined);
+      assert.equal(res.headers['transfer-encoding'], undefined);
+      assert.equal(res.ended, 'eof');
+      assert.equal(res.body.length, blob.size, 'exactly the file, nothing of Node’s own after it');
+      assert.equal(sha256Hex(res.body), blob.sha256);
+      assert.equal((res.data.toString('latin1').match(/HTTP\/1\.[01] /g) ?? []).length, 1);
+      await settled('logged', () => lastEntry().durationMs !== null);
+      assert.equal(lastEntry().framing, 'http10');
+      assert.equal(lastEntry().status, 200);
+      assert.equal(lastEntry().completed, true);
+      assert.equal(lastEntry().bytesSent, blob.size);
+    });
+
+    test('http10 with contentLength (python -m http.server): Content-Length, then the close', async () => {
+      await upstream.setFault({ kind: 'http10', contentLength: true, count: 1 });
+      const res = await rawRequest(upstream.fileUrl(blob));
+      assert.equal(res.statusLine, 'HTTP/1.0 200 OK');
+      assert.equal(res.headers.connection, 'close');
+      assert.equal(res.headers['content-length'], String(blob.size));
+      assert.equal(res.ended, 'eof');
+      assert.equal(sha256Hex(res.body), blob.sha256);
+    });
+
+    test('a request pipelined behind a raw response gets nothing: Node never writes on that socket', async () => {
+      await upstream.setFault({ kind: 'http10', pathPrefix: '/simple/', count: 1 });
+      const host = new URL(upstream.url).host;
+      const one = (path: string) => `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`;
+      const res = await rawRequest(upstream.url, { rawRequest: one('/simple/fx-lib/') + one('/simple/fx-app/') + 'GARBAGE\r\n\r\n' });
+      assert.equal(res.ended, 'eof');
+      assert.equal((res.data.toString('latin1').match(/HTTP\/1\.[01] /g) ?? []).length, 1, res.data.toString('latin1').slice(-300));
+      assert.ok(res.body.toString().includes('Links for fx-lib'));
+      assert.ok(res.body.toString().endsWith(`<!--SERIAL ${upstream.project('fx-lib')!.serial}-->`));
+    });
+
+    test('the framing behaviour applies to every response; undici and Node read HTTP/1.0 close-delimited bodies', async () => {
+      upstream.configure({ framing: 'http10' });
+      const agent = new Agent({ connections: 4 });
+      try {
+        const bodies = await Promise.all(
+          Array.from({ length: 12 }, async (_, i) => {
+            const res = await request(i % 2 ? upstream.fileUrl(blob) : upstream.fileUrl(lib1), { dispatcher: agent });
+            return Buffer.from(await res.body.arrayBuffer());
+          }),
+        );
+        for (const [i, body] of bodies.entries()) assert.equal(sha256Hex(body), i % 2 ? blob.sha256 : lib1.sha256);
+        const page = await get(`${upstream.url}fx-lib/`, { headers: { Accept: JSON_TYPE } });
+        assert.equal(page.error, undefined);
+        assert.equal(JSON.parse(page.body.toString()).name, 'fx-lib');
+        const notModified = await rawRequest(`${upstream.url}fx-lib/`, { headers: { Accept: JSON_TYPE, 'If-None-Match': page.headers.etag! } });
+        assert.equal(notModified.statusLine, 'HTTP/1.0 304 Not Modified');
+        assert.equal(notModified.body.length, 0);
+        upstream.configure({ framing: 'close' });
+        const close = await rawRequest(`${upstream.url}fx-lib/`);
+        assert.equal(close.statusLine, 'HTTP/1.1 200 OK');
+        assert.equal(close.headers.connection, 'close');
+        assert.equal(close.headers['content-length'], undefined);
+        assert.equal(close.ended, 'eof');
+      } finally {
+        upstream.configure({ framing: 'node' });
+        await agent.close();
+      }
+    });
+
+    test('a truncated close-delimited body ends like a complete one; with a length it is an error', async () => {
+      await upstream.setFault({ kind: 'truncate', atBytes: 1000, framing: 'http10', count: 1 });
+      const cut = await rawRequest(upstream.fileUrl(blob));
+      assert.equal(cut.ended, 'eof');
+      assert.equal(cut.body.length, 1000);
+      const viaNode = await (async () => {
+        await upstream.setFault({ kind: 'truncate', atBytes: 1000, framing: 'http10', count: 1 });
+        return get(upstream.fileUrl(blob));
+      })();
+      assert.equal(viaNode.error, undefined, 'Node sees a complete response');
+      assert.equal(viaNode.body.length, 1000);
+      await upstream.setFault({ kind: 'truncate', atBytes: 1000, framing: 'http10-length', count: 1 });
+      const withLength = await get(upstream.fileUrl(blob));
+      assert.ok(withLength.error, 'a declared length that is not reached is an error');
+    });
+
+    test('slow with bytesPerSecond is a trickle, 1 byte/s included, and stops when the client goes away', async () => {
+      for (const framing of ['node', 'http10'] as const) {
+        upstream.clearLog();
+        await upstream.setFault({ kind: 'slow', bytesPerSecond: 1, pathPrefix: '/simple/fx-lib/', count: 1, framing });
+        const res = await rawRequest(`${upstream.url}fx-lib/`, { totalMs: 2300 });
+        assert.equal(res.ended, 'total');
+        assert.match(res.statusLine, / 200 OK$/);
+        const pageBytes = framing === 'node' ? Number(res.headers['content-length']) : Infinity;
+        assert.ok(pageBytes > 100);
+        // First byte at once, then one a second: 3 (maybe 2 on a slow machine) in 2.3 s, never the page.
+        assert.ok(res.body.length >= 2 && res.body.length <= 4, `${framing}: ${res.body.length} bytes in ${res.ms} ms`);
+        assert.ok(res.arrivals.length >= 2, 'bytes arrive in separate pieces');
+        await settled('the trickle stops', () => upstream.delivering === 0 && !lastEntry().delivering, 500);
+        assert.ok(lastEntry().bytesSent <= 4);
+        assert.equal(lastEntry().completed, false);
+      }
+    });
+
+    test('hang with afterBytes 0: the head at once (with or without a length), then no byte and no close', async () => {
+      const cases = [
+        ['node', 'HTTP/1.1 200 OK', String(blob.size), undefined],
+        ['chunked', 'HTTP/1.1 200 OK', undefined, 'chunked'],
+        ['http10', 'HTTP/1.0 200 OK', undefined, undefined],
+      ] as const;
+      for (const [framing, statusLine, length, encoding] of cases) {
+        await upstream.setFault({ kind: 'hang', afterBytes: 0, pathPrefix: '/files/', count: 1, framing });
+        const res = await rawRequest(upstream.fileUrl(blob), { idleMs: 600 });
+        assert.equal(res.ended, 'idle', `${framing}: the connection stays open`);
+        assert.equal(res.statusLine, statusLine);
+        assert.equal(res.body.length, 0, `${framing}: no body byte`);
+        assert.equal(res.headers['content-length'], length);
+        assert.equal(res.headers['transfer-encoding'], encoding);
+        await settled('the stall ends with the client', () => upstream.delivering === 0, 500);
+      }
+    });
+
+    test('endless: 200, no length, bytes at full speed (chunked or close-delimited) until the client leaves', async () => {
+      for (const framing of ['node', 'http10'] as const) {
+        upstream.clearLog();
+        await upstream.setFault({ kind: 'endless', pathPrefix: '/files/', count: 1, framing });
+        const res = await rawRequest(upstream.fileUrl(blob), { maxBytes: 8 * 1024 * 1024 });
+        assert.equal(res.ended, 'limit');
+        assert.ok(res.ms < 5000, `${res.ms} ms for 8 MiB`);
+        assert.equal(res.headers['content-length'], undefined);
+        if (framing === 'node') {
+          assert.equal(res.headers['transfer-encoding'], 'chunked');
+          const { payload, complete } = dechunk(res.body);
+          assert.equal(complete, false);
+          assert.ok(payload.toString().startsWith('endless body from the fake upstream\n'));
+        } else {
+          assert.equal(res.statusLine, 'HTTP/1.0 200 OK');
+          assert.equal(res.headers['transfer-encoding'], undefined);
+        }
+        await settled('the endless body stops', () => upstream.delivering === 0, 1000);
+        const sent = lastEntry().bytesSent;
+        await sleep(100);
+        assert.equal(lastEntry().bytesSent, sent);
+        assert.equal(lastEntry().fault, 'endless');
+      }
+    });
+
+    test('wrongLength declares more or fewer bytes than it sends, then closes (or keeps the connection)', async () => {
+      await upstream.setFault({ kind: 'wrongLength', delta: 1000, count: 1 });
+      const more = await rawRequest(upstream.fileUrl(blob));
+      assert.equal(more.headers['content-length'], String(blob.size + 1000));
+      assert.equal(more.ended, 'eof');
+      assert.equal(sha256Hex(more.body), blob.sha256, 'the whole file, then the close');
+      await upstream.setFault({ kind: 'wrongLength', delta: -100, count: 1 });
+      const fewer = await rawRequest(upstream.fileUrl(blob));
+      assert.equal(fewer.headers['content-length'], String(blob.size - 100));
+      assert.equal(fewer.ended, 'eof');
+      assert.equal(fewer.body.length, blob.size, 'more bytes than declared');
+      await upstream.setFault({ kind: 'wrongLength', delta: 1000, count: 1 });
+      const viaNode = await get(upstream.fileUrl(blob));
+      assert.ok(viaNode.error, 'a client sees the response cut short');
+      await upstream.setFault({ kind: 'wrongLength', delta: -100, keepOpen: true, count: 1 });
+      const open = await rawRequest(upstream.fileUrl(blob), { idleMs: 400 });
+      assert.equal(open.statusLine, 'HTTP/1.1 200 OK');
+      assert.equal(open.headers.connection, 'keep-alive');
+      assert.equal(open.headers['content-length'], String(blob.size - 100));
+      assert.equal(open.body.length, blob.size);
+      assert.equal(open.ended, 'idle', 'the connection stays open');
+    });
+
+    test('redirect to another origin, for pages and files; the other origin serves and logs', async () => {
+      const mirror = await startFakeUpstream();
+      const other = await startLoggingServer();
+      try {
+        mirror.addProject('fx-blob', [blob]);
+        await upstream.setFault({ kind: 'redirect', to: mirror.origin, status: 307, pathPrefix: '/files/', count: 1 });
+        const moved = await get(upstream.fileUrl(blob));
+        assert.equal(moved.status, 307);
+        assert.equal(moved.headers.location, mirror.fileUrl(blob));
+        await upstream.setFault({ kind: 'redirect', to: mirror.origin, pathPrefix: '/files/', count: 1 });
+        const followed = await fetch(upstream.fileUrl(blob));
+        assert.equal(sha256Hex(Buffer.from(await followed.arrayBuffer())), blob.sha256);
+        assert.equal(mirror.requestsTo('/files/').length, 1);
+        await upstream.setFault({ kind: 'redirect', to: `${other.origin}/elsewhere/`, keepPath: false, status: 301, count: 1 });
+        const page = await get(`${upstream.url}fx-lib/`);
+        assert.equal(page.status, 301);
+        assert.equal(page.headers.location, `${other.origin}/elsewhere/`);
+        assert.equal(other.requests.length, 0, 'a redirect alone makes no request');
+        assert.equal((await get(`${other.origin}/elsewhere/`)).status, 404);
+        assert.deepEqual(other.requests.map((r) => [r.url, r.status]), [['/elsewhere/', 404]]);
+        assert.equal(other.connections, 1);
+      } finally {
+        await upstream.setFault(null);
+        await mirror.close();
+        await other.close();
+      }
+    });
+
+    test('fileOrigin points file URLs at another server; fileHashes false lists files with no hash and no size', async () => {
+      const other = await startLoggingServer({ files: [lib1] });
+      upstream.configure({ fileOrigin: other.origin, fileHashes: false });
+      try {
+        assert.equal(upstream.fileUrl(lib1), other.fileUrl(lib1));
+        const doc = JSON.parse((await get(`${upstream.url}fx-lib/`, { headers: { Accept: JSON_TYPE } })).body.toString());
+        const wheel = doc.files.find((f: { filename: string }) => f.filename === lib1.filename);
+        assert.equal(wheel.url, other.fileUrl(lib1));
+        assert.deepEqual(wheel.hashes, {});
+        assert.equal('size' in wheel, false);
+        const html = (await get(`${upstream.url}fx-lib/`)).body.toString();
+        assert.ok(html.includes(`<a href="${other.fileUrl(lib1)}" data-requires-python`), html);
+        assert.ok(!html.includes('#sha256='));
+        const api = JSON.parse((await get(`${upstream.origin}/pypi/fx-lib/json`)).body.toString());
+        const apiFile = api.urls.find((u: { filename: string }) => u.filename === lib1.filename);
+        assert.equal(apiFile.url, other.fileUrl(lib1));
+        assert.deepEqual(apiFile.digests, {});
+        assert.equal(other.requests.length, 0, 'pages alone touch no file host');
+        const file = await get(wheel.url);
+        assert.equal(sha256Hex(file.body), lib1.sha256);
+        assert.deepEqual((await get(`${wheel.url}.metadata`)).body, lib1.metadata);
+        assert.equal((await get(other.fileUrl(lib2))).status, 404, 'files it was not given are 404');
+        assert.deepEqual(other.requests.map((r) => r.status), [200, 200, 404]);
+      } finally {
+        upstream.configure({ fileOrigin: null, fileHashes: true });
+        await other.close();
+      }
+    });
+  });
+
   describe('real clients', () => {
     let clients: Clients;
     let venv: Venv | null = null;
@@ -537,6 +777,19 @@ describe('test fixtures', () => {
         assert.equal(run.stdout.trim(), 'fx-html 1.0');
       } finally {
         upstream.configure({ htmlOnly: false, relativeUrls: false });
+      }
+    });
+
+    test('pip installs from an HTTP/1.0, close-delimited upstream', async (t) => {
+      if (!(await requireClients(t, ['python'], clients))) return;
+      upstream.configure({ framing: 'http10' });
+      upstream.clearLog();
+      try {
+        const r = await pipInstall(venv!, upstream.url, ['--force-reinstall', 'fx-app']);
+        assert.equal(r.code, 0, r.stderr);
+        assert.ok(upstream.requests.length >= 3 && upstream.requests.every((e) => e.framing === 'http10' && e.completed));
+      } finally {
+        upstream.configure({ framing: 'node' });
       }
     });
 
