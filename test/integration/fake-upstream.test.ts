@@ -519,6 +519,7 @@ describe('test fixtures', () => {
       assert.equal(res.body.length, blob.size, 'exactly the file, nothing of Node’s own after it');
       assert.equal(sha256Hex(res.body), blob.sha256);
       assert.equal((res.data.toString('latin1').match(/HTTP\/1\.[01] /g) ?? []).length, 1);
+      assert.ok(res.arrivals[0]![1] > res.head.length + 4, 'the head leaves with the first body bytes');
       await settled('logged', () => lastEntry().durationMs !== null);
       assert.equal(lastEntry().framing, 'http10');
       assert.equal(lastEntry().status, 200);
