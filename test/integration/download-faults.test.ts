@@ -14,17 +14,10 @@ import type { Config } from '../../src/config/schema.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
+import { eventually } from '../helpers/eventually.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
 import { rawGet, type Got } from '../helpers/raw-get.js';
 import { rawRequest } from '../helpers/raw-socket.js';
-
-async function eventually(check: () => Promise<boolean> | boolean, what: string, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) assert.fail(`timed out waiting for: ${what}`);
-    await sleep(25);
-  }
-}
 
 /** The client did not get the whole file as a successful response. */
 function assertNotDelivered(got: Got, dist: BuiltDist, what: string): void {

@@ -14,6 +14,7 @@ import type { Config } from '../../src/config/schema.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type Fault, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
+import { eventually } from '../helpers/eventually.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
 import { rawGet, type Got } from '../helpers/raw-get.js';
 
@@ -36,14 +37,6 @@ function assertNotDelivered(got: Got, dist: { sha256: string; size: number }, wh
     assert.notEqual(sha256Hex(got.body), dist.sha256, `${what}: the fault did not apply`);
   } else {
     assert.ok(got.status === 502 || got.status === 504, `${what}: status ${got.status}`);
-  }
-}
-
-async function eventually(check: () => Promise<boolean>, what: string, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) assert.fail(`timed out waiting for: ${what}`);
-    await sleep(25);
   }
 }
 

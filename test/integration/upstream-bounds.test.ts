@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../src/config/schema.js';
 import { UpstreamSource } from '../../src/index/sources/upstream-source.js';
@@ -18,16 +17,9 @@ import { loadConfig } from '../../src/config/load.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
+import { eventually } from '../helpers/eventually.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
 import { rawGet } from '../helpers/raw-get.js';
-
-async function eventually(check: () => Promise<boolean>, what: string, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) assert.fail(`timed out waiting for: ${what}`);
-    await sleep(25);
-  }
-}
 
 describe('upstream bounds', () => {
   let dir: string;
