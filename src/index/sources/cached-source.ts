@@ -57,6 +57,7 @@ export class CachedSource implements IndexSource {
   private readonly built = new WeakMap<ProjectPage, Promise<ProjectReleases>>();
   private readonly perVersion = new WeakMap<ProjectReleases, Map<string, Promise<ProjectReleases>>>();
   private readonly root: RootList;
+  private readonly docs: CacheDbs['docs'];
 
   constructor(
     private readonly upstream: UpstreamSource,
@@ -67,6 +68,7 @@ export class CachedSource implements IndexSource {
     events: CacheEvents = {},
   ) {
     const { docs, files } = options.dbs ?? openCacheDbs(meta);
+    this.docs = docs;
     const { clock, space, offline } = options;
     this.documents = new DocumentCache(
       docs,
@@ -74,10 +76,9 @@ export class CachedSource implements IndexSource {
       logger,
       events,
     );
-    this.files = new CachedFiles(upstream, files, blobs, { offline, clock, space, maxFileSize: options.maxFileSize, budget: options.budget }, logger, events, (name) =>
-      this.getProject(name),
-    );
-    this.root = new RootList(upstream, docs as CacheDbs['docs'], {
+    const fileOptions = { offline, clock, space, maxFileSize: options.maxFileSize, budget: options.budget };
+    this.files = new CachedFiles(upstream, files, blobs, fileOptions, logger, events, (name) => this.getProject(name));
+    this.root = new RootList(upstream, docs, {
       cacheDir: options.cacheDir,
       ttl: options.rootTtl,
       staleWait: options.staleWait,
@@ -88,10 +89,7 @@ export class CachedSource implements IndexSource {
       cachedNames: () => this.cachedProjectNames(),
       cachedCount: () => docs.getCount({ start: ['page'], end: ['page\u0000'] }),
     });
-    this.docs = docs;
   }
-
-  private readonly docs: CacheDbs['docs'];
 
   private *cachedProjectNames(): Iterable<string> {
     for (const { value } of this.docs.getRange({ start: ['page'], end: ['page\u0000'] })) {
