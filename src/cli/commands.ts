@@ -75,7 +75,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   'user remove': {
     usage: 'larder user remove NAME',
-    summary: 'remove a user and revoke their tokens',
+    summary: 'remove a user, their tokens and their roles in every project',
     minArgs: 1,
     maxArgs: 1,
     async run([name], _values, meta, io) {
