@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DiskSpace } from '../store/disk-space.js';
+import { diskFullError, type DiskSpace } from '../store/disk-space.js';
 
 export class RootRenderCache {
   private readonly inflight = new Map<string, Promise<{ path: string; size: number }>>();
@@ -19,10 +19,7 @@ export class RootRenderCache {
   /** Writes `text`, unless that would eat into the disk's reserve (then an ENOSPC error: send it unkept). */
   private async append(handle: FileHandle, text: string): Promise<number> {
     const bytes = Buffer.byteLength(text);
-    if (!(await this.space.allowsCache(bytes))) {
-      throw Object.assign(new Error('the data disk is below its reserve (LARDER_DISK_RESERVE)'), { code: 'ENOSPC' });
-    }
-    this.space.wrote(bytes);
+    if (!(await this.space.claim(bytes))) throw diskFullError('the data disk is below its reserve (LARDER_DISK_RESERVE)');
     return (await handle.write(text)).bytesWritten;
   }
 

@@ -20,6 +20,11 @@ export function isDiskFull(err: unknown): boolean {
   return false;
 }
 
+/** The error a write gets when larder itself refuses it for lack of space (classed as a full disk). */
+export function diskFullError(detail: string): Error {
+  return Object.assign(new Error(detail), { code: 'ENOSPC' });
+}
+
 export class DiskSpace {
   private known: { free: number; at: number } | null = null;
   private asking: Promise<number> | null = null;
@@ -47,14 +52,16 @@ export class DiskSpace {
     return this.asking;
   }
 
-  /** May a cache write of `bytes` go ahead and still leave the reserve free? */
-  async allowsCache(bytes: number): Promise<boolean> {
-    return (await this.free()) - bytes >= this.reserve;
+  /** Is there room for `bytes` and still `floor` free (by default the reserve cache writes keep)? */
+  async allows(bytes: number, floor = this.reserve): Promise<boolean> {
+    return (await this.free()) - bytes >= floor;
   }
 
-  /** Is there room for `bytes` plus `floor` (a small margin uploads keep for LMDB)? */
-  async allows(bytes: number, floor: number): Promise<boolean> {
-    return (await this.free()) - bytes >= floor;
+  /** For a cache write of `bytes` about to be made: true (and counted as written) when the reserve stays free. */
+  async claim(bytes: number): Promise<boolean> {
+    if (!(await this.allows(bytes))) return false;
+    this.wrote(bytes);
+    return true;
   }
 
   /** `bytes` were just written (or freed, when negative): counted until statfs is asked again. */

@@ -28,9 +28,11 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 /** An error from undici or a socket, as an UpstreamError. */
 export function classify(err: unknown): UpstreamError {
   if (err instanceof UpstreamError) return err;
-  const code = (err as { code?: string }).code ?? '';
-  const cause = (err as { cause?: { code?: string } }).cause?.code ?? '';
+  const e = (err ?? {}) as { code?: string; message?: string; cause?: { code?: string } };
+  const code = e.code ?? '';
+  const cause = e.cause?.code ?? '';
+  const message = e.message ?? String(err);
   if (TIMEOUT_CODES.has(code) || TIMEOUT_CODES.has(cause)) return new UpstreamError(`timed out (${code || cause})`, 'timeout');
-  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return new UpstreamError((err as Error).message, 'invalid');
-  return new UpstreamError(`${code || cause || 'connection failed'}: ${(err as Error).message}`, 'unreachable');
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return new UpstreamError(message, 'invalid');
+  return new UpstreamError(`${code || cause || 'connection failed'}: ${message}`, 'unreachable');
 }

@@ -2,6 +2,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { LarderError } from '../../errors.js';
+import { diskFullError } from '../../store/disk-space.js';
 import { receiveUpload } from '../../upload/receive.js';
 import { validateUpload } from '../../upload/validate.js';
 import type { HttpDeps } from '../deps.js';
@@ -22,7 +23,7 @@ export function registerUploadRoutes(router: Router, deps: HttpDeps): void {
       const upload = await validateUpload(raw);
       // The record is an LMDB commit: never start one that the disk cannot take.
       if (!(await deps.space.allows(0, Math.min(deps.config.diskReserve, LMDB_HEADROOM)))) {
-        throw Object.assign(new Error('the data disk is too full for the upload\'s record'), { code: 'ENOSPC' });
+        throw diskFullError('the data disk is too full for the upload\'s record');
       }
       deps.metrics.uploads.inc({ outcome: await deps.publisher.publish(upload, who) });
     } catch (err) {

@@ -4,6 +4,7 @@
  * `written` bytes are always readable. A failed write stops the writer; it never throws at the producer.
  */
 import { open, type FileHandle } from 'node:fs/promises';
+import { diskFullError } from '../../store/disk-space.js';
 
 const BATCH = 1 << 20;
 /** Bytes handed to the file but not yet written, beyond which the producer should wait. */
@@ -92,7 +93,7 @@ export class BatchedFileWriter {
     this.writes = this.writes.then(async () => {
       if (this.stopped) return;
       try {
-        if (!(await this.mayWrite(bytes))) throw Object.assign(new Error('the data disk is below its reserve (LARDER_DISK_RESERVE)'), { code: 'ENOSPC' });
+        if (!(await this.mayWrite(bytes))) throw diskFullError('the data disk is below its reserve (LARDER_DISK_RESERVE)');
         while (buffers.length) {
           const { bytesWritten } = await this.handle.writev(buffers, position);
           position += bytesWritten;

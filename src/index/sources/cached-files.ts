@@ -157,7 +157,7 @@ export class CachedFiles {
     const declared = Number(res.headers['content-length']);
     const contentLength = Number.isSafeInteger(declared) && declared >= 0 ? declared : null;
     const space = this.options.space;
-    const keep = await space.allowsCache(target.expected.size ?? contentLength ?? 0);
+    const keep = await space.allows(target.expected.size ?? contentLength ?? 0);
     if (!keep) this.events.diskFull?.('file', filename, null);
     const download = new FileDownload({
       body: res.body,
@@ -167,11 +167,7 @@ export class CachedFiles {
       maxBytes: target.maxBytes,
       blobs: this.blobs,
       keep,
-      mayWrite: async (bytes) => {
-        const allowed = await space.allowsCache(bytes);
-        if (allowed) space.wrote(bytes);
-        return allowed;
-      },
+      mayWrite: (bytes) => space.claim(bytes),
       onVerified: async ({ sha256, size }) => {
         this.events.bytesFetched?.(size);
         const now = this.options.clock.now();

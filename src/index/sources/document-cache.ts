@@ -15,6 +15,7 @@ import { written } from '../../store/lmdb-writes.js';
 import type { StoreKey } from '../../store/meta-store.js';
 import type { CacheState, SourceTrace } from '../model.js';
 import type { CacheEvents } from './cache-events.js';
+import { atMost } from './at-most.js';
 import { offlineNotCached } from './cached-files.js';
 import type { DocEntry } from './cache-records.js';
 import type { Fetched, Validators } from './upstream-source.js';
@@ -72,7 +73,7 @@ export class DocumentCache {
 
   /** Written in the background: a page that cannot be kept on disk is still served from memory. */
   private async persist<T>(key: DocKey, entry: DocEntry<T>): Promise<void> {
-    if (!(await this.options.space.allowsCache(0))) {
+    if (!(await this.options.space.allows(0))) {
       this.events.diskFull?.('page', key.join(' '), null);
       return;
     }
@@ -110,18 +111,11 @@ export class DocumentCache {
       pending = this.refresh(request, entry).finally(() => this.inflight.delete(id));
       this.inflight.set(id, pending);
     }
-    const { value, state } = entry ? await this.atMost(pending, entry) : await pending;
+    // With a stale copy to offer, the wait is bounded; the refresh goes on and lands in the cache.
+    const stale = (): Outcome<T> => ({ value: entry!.value, state: 'stale' });
+    const { value, state } = entry ? await atMost(pending, this.options.staleWait, stale) : await pending;
     report(state);
     return value;
-  }
-
-  /** The refresh's outcome if it comes within `staleWait`, else the stale entry (the refresh goes on). */
-  private atMost<T>(pending: Promise<Outcome<T>>, entry: DocEntry<T>): Promise<Outcome<T>> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<Outcome<T>>((resolve) => {
-      timer = setTimeout(() => resolve({ value: entry.value, state: 'stale' }), this.options.staleWait);
-    });
-    return Promise.race([pending, late]).finally(() => clearTimeout(timer));
   }
 
   private async refresh<T>(request: DocumentRequest<T>, entry: DocEntry<T> | undefined): Promise<Outcome<T>> {

@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
-import type { DiskSpace } from '../../store/disk-space.js';
+import { diskFullError, type DiskSpace } from '../../store/disk-space.js';
 import { written } from '../../store/lmdb-writes.js';
 import type { StoreKey } from '../../store/meta-store.js';
 import type { ProjectListBatch, ProjectListEntry } from '../model.js';
 import { normalizeName } from '../names.js';
+import { atMost } from './at-most.js';
 import type { UpstreamSource, Validators } from './upstream-source.js';
 
 interface RootRecord {
@@ -75,18 +76,12 @@ export class RootList {
           );
         })
         .finally(() => (this.refreshing = null));
-      if (have) await this.atMost(this.refreshing, this.options.staleWait);
+      if (have) await atMost(this.refreshing, this.options.staleWait, () => undefined);
       else await this.refreshing;
     }
     const now = this.record();
     if (!now || !(await this.haveFile())) return `cached-projects:${this.options.cachedCount()}`;
     return `root:${now.fetchedAt}:${now.count}`;
-  }
-
-  private async atMost(pending: Promise<void>, ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([pending, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-    clearTimeout(timer);
   }
 
   lastSerial(): number {
@@ -139,10 +134,9 @@ export class RootList {
   /** Appends to the list being written, unless that would eat into the disk's reserve. */
   private async write(handle: FileHandle, batch: string): Promise<void> {
     const bytes = Buffer.byteLength(batch);
-    if (!(await this.options.space.allowsCache(bytes))) {
-      throw Object.assign(new Error('the data disk is below its reserve (LARDER_DISK_RESERVE); the project list was not kept'), { code: 'ENOSPC' });
+    if (!(await this.options.space.claim(bytes))) {
+      throw diskFullError('the data disk is below its reserve (LARDER_DISK_RESERVE); the project list was not kept');
     }
-    this.options.space.wrote(bytes);
     await handle.write(batch);
   }
 

@@ -5,6 +5,7 @@
  */
 import { LarderError } from '../../errors.js';
 import { UpstreamClient, UpstreamError, type UpstreamResponse } from '../../upstream/client.js';
+import { classify } from '../../upstream/upstream-error.js';
 import { parseJsonApi, parseReleaseJson, type ReleaseDocument } from '../../upstream/parse-json-api.js';
 import { parseProjectPage } from '../../upstream/parse-project-page.js';
 import { parseRootHtmlBatches, parseRootJsonBatches } from '../../upstream/parse-root.js';
@@ -178,7 +179,7 @@ export class UpstreamSource {
 
   /** The client-facing error for an upstream that failed with no cached copy to fall back on. */
   failure(what: string, err: unknown): LarderError {
-    const e = err instanceof UpstreamError ? err : new UpstreamError(String((err as Error)?.message ?? err), 'unreachable');
+    const e = classify(err);
     const status = e.kind === 'timeout' ? 504 : 502;
     return new LarderError(status, `upstream_${e.kind}`, `The upstream index ${this.indexUrl} failed for ${what} and larder has no cached copy: ${e.message}.`);
   }
