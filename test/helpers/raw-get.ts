@@ -1,6 +1,9 @@
 /** One raw HTTP request (no redirects, no decompression, no pooling), for tests that look at exact bytes and failures. */
 import { request, type IncomingHttpHeaders } from 'node:http';
 
+/** The Accept header pip sends for simple pages. */
+export const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
+
 export interface Got {
   status: number;
   headers: IncomingHttpHeaders;

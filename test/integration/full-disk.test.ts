@@ -17,13 +17,12 @@ import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.
 import { sha256Hex } from '../fixtures/hashes.js';
 import { cliEnv } from '../helpers/child-server.js';
 import { eventually } from '../helpers/eventually.js';
-import { rawGet } from '../helpers/raw-get.js';
+import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 import { smallDiskUnavailable, startSmallDisk, type SmallDiskServer } from '../helpers/small-disk.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
 const MiB = 1024 * 1024;
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
 
 /** Skips where a private tmpfs cannot be mounted, except in CI, where that is a failure. */
 async function skipWithoutSmallDisk(t: TestContext): Promise<boolean> {

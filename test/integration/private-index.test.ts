@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildSdist, buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { PIP_ACCEPT } from '../helpers/raw-get.js';
 import { uploadForm } from '../helpers/upload-form.js';
-
-const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
 
 describe('private index over HTTP', () => {
   let server: TestLarder;

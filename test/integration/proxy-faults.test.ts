@@ -16,9 +16,7 @@ import { startFakeUpstream, type Fault, type FakeUpstream } from '../fixtures/fa
 import { sha256Hex } from '../fixtures/hashes.js';
 import { eventually } from '../helpers/eventually.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
-import { rawGet, type Got } from '../helpers/raw-get.js';
-
-const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
+import { PIP_ACCEPT, rawGet, type Got } from '../helpers/raw-get.js';
 
 /** Small time-outs so that "never a hang" can be proved quickly. */
 const HEADERS_TIMEOUT = 300;
@@ -26,7 +24,6 @@ const BODY_TIMEOUT = 400;
 const RETRIES = 1;
 /** The longest an answer may take when the upstream fails: every attempt times out, plus backoff, plus slack. */
 const NO_HANG_BOUND = HEADERS_TIMEOUT * (RETRIES + 1) + 100 * 2 ** RETRIES + 3000;
-
 
 const get = (url: string, headers: Record<string, string> = {}, method = 'GET', timeoutMs = 20_000) => rawGet(url, { headers, method, timeoutMs });
 

@@ -17,10 +17,7 @@ import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.
 import { sha256Hex } from '../fixtures/hashes.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
-import { rawGet, type Got } from '../helpers/raw-get.js';
-
-const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
-
+import { PIP_ACCEPT, rawGet, type Got } from '../helpers/raw-get.js';
 
 const get = (url: string, headers: Record<string, string> = {}) => rawGet(url, { headers });
 

@@ -16,11 +16,9 @@ import { buildSdist, buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream, type LoggedRequest } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
-import { rawGet, type Got } from '../helpers/raw-get.js';
+import { PIP_ACCEPT, rawGet, type Got } from '../helpers/raw-get.js';
 
-const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
 const SIMPLE_JSON = 'application/vnd.pypi.simple.v1+json';
-
 
 const get = (url: string, headers: Record<string, string> = {}, timeoutMs = 15_000) => rawGet(url, { headers, timeoutMs });
 

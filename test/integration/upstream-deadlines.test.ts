@@ -16,9 +16,8 @@ import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.
 import { sha256Hex } from '../fixtures/hashes.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { rawGet } from '../helpers/raw-get.js';
+import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 
-const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
 const DEADLINE = 1200;
 const STALE_WAIT = 300;
 /** What a bounded answer may take beyond its bound on a busy machine. */

@@ -16,9 +16,7 @@ import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.
 import { sha256Hex } from '../fixtures/hashes.js';
 import { startLoggingServer, type LoggingServer } from '../fixtures/upstream/logging-server.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
-import { rawGet } from '../helpers/raw-get.js';
-
-const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
+import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 
 describe('where files may come from', () => {
   let dir: string;
