@@ -1,7 +1,8 @@
 /** The larder commands other than `serve`: users, tokens and project administration on a data directory. */
 import { newToken } from '../auth/tokens.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
-import { checkProjectName, normalizeName } from '../index/names.js';
+import { normalizeName } from '../model/names.js';
+import { checkProjectName } from '../index/client-names.js';
 import { CLI_IDENTITY, ProjectAdmin } from '../index/project-admin.js';
 import { MetaStore } from '../store/meta-store.js';
 import { BlobStore } from '../store/blob-store.js';

@@ -1,6 +1,6 @@
 /** `larder export` and `larder import`: moving projects and the upstream cache between data directories (air gaps). */
 import { parseDuration } from '../config/schema.js';
-import { normalizeName } from '../index/names.js';
+import { normalizeName } from '../model/names.js';
 import { BlobStore } from '../store/blob-store.js';
 import { formatBytes } from '../config/schema.js';
 import type { DbName } from '../transfer/archive-format.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { BlobStore } from '../store/blob-store.js';
 import type { MetaStore } from '../store/meta-store.js';
 import { openCacheDbs, privateBlobs } from './sources/cache-records.js';
-import { normalizeName } from './names.js';
+import { normalizeName } from '../model/names.js';
 
 export interface CacheStats {
   privateFiles: number;

@@ -8,7 +8,8 @@ import { mayOwn } from '../auth/authenticator.js';
 import { forbidden, notFound } from '../errors.js';
 import type { MetaStore } from '../store/meta-store.js';
 import type { FileRecord, ProjectRecord } from '../store/records.js';
-import { checkFilenameSegment, checkProjectName, checkVersionSegment, normalizeName } from './names.js';
+import { normalizeName } from '../model/names.js';
+import { checkFilenameSegment, checkProjectName, checkVersionSegment } from './client-names.js';
 
 /** The identity the CLI acts as: an administrator on the machine that holds the data directory. */
 export const CLI_IDENTITY: Identity = { user: 'cli', admin: true, tokenProjects: null, viaToken: false };

@@ -1,5 +1,5 @@
-import type { ProjectName } from './names.js';
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from './model.js';
+import type { ProjectName } from '../model/names.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../model/documents.js';
 
 /**
  * Everything that answers "which projects exist, which files has P, give me file F".

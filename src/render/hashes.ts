@@ -1,4 +1,4 @@
-import type { Hashes } from '../index/model.js';
+import type { Hashes } from '../model/documents.js';
 
 /**
  * Hash names an index may show clients: the ones hashlib guarantees and pip accepts in a URL fragment

@@ -25,9 +25,9 @@
  * Unknown values the model allows but the interface types as non-null: `size` 0, a missing digest "";
  * an unknown upload time is null in both `upload_time` fields rather than an invented time.
  */
-import type { ProjectReleases, Release, ReleaseFile } from '../index/model.js';
+import type { ProjectReleases, Release, ReleaseFile } from '../model/documents.js';
 import { compareCodePoints, toWireJson } from './json-wire.js';
-import { latestRelease, findRelease } from '../index/release-choice.js';
+import { latestRelease, findRelease } from '../model/release-choice.js';
 import { coreMetadata } from './simple-fields.js';
 import { isoUploadTime, naiveUploadTime } from './timestamps.js';
 import { fileUrl, projectUrl, releaseUrl } from './urls.js';

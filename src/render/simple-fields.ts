@@ -1,6 +1,6 @@
 /** What the HTML and JSON forms of a simple project page agree on. */
-import type { FileEntry, ProjectPage, ProjectStatus } from '../index/model.js';
-import { compareVersions } from '../index/versions.js';
+import type { FileEntry, ProjectPage, ProjectStatus } from '../model/documents.js';
+import { compareVersions } from '../model/versions.js';
 import { compareCodePoints } from './json-wire.js';
 import { indexHashes } from './hashes.js';
 

@@ -1,5 +1,5 @@
 /** PEP 503 HTML pages (with the PEP 592/629/658/714/740/792 attributes; frozen by PEP 833). */
-import { listBatches, type FileEntry, type ProjectListInput, type ProjectPage } from '../index/model.js';
+import { listBatches, type FileEntry, type ProjectListInput, type ProjectPage } from '../model/documents.js';
 import { API_VERSION } from './api-version.js';
 import { escapeHtml } from './html-escape.js';
 import { preferredHash } from './hashes.js';

@@ -5,7 +5,7 @@
  * and the page then says api-version API_VERSION_WITHOUT_SIZE: 1.1 makes `size` required, and a made-up
  * 0 would be a wrong value that clients (uv) read. Every other key is the same at either version.
  */
-import { listBatches, type FileEntry, type ProjectListInput, type ProjectPage } from '../index/model.js';
+import { listBatches, type FileEntry, type ProjectListInput, type ProjectPage } from '../model/documents.js';
 import { API_VERSION, API_VERSION_WITHOUT_SIZE } from './api-version.js';
 import { indexHashes } from './hashes.js';
 import { toCompactJson, toWireJson } from './json-wire.js';

@@ -2,8 +2,8 @@
  * Absolute URLs larder publishes. `base` is the public base URL without a trailing slash
  * (e.g. `http://host:3142`); a trailing slash is tolerated.
  */
-import type { FileEntry } from '../index/model.js';
-import { normalizeName } from '../index/names.js';
+import type { FileEntry } from '../model/documents.js';
+import { normalizeName } from '../model/names.js';
 import { preferredHash } from './hashes.js';
 
 function trimBase(base: string): string {

@@ -11,11 +11,11 @@ import { createReadStream, createWriteStream, statSync, type WriteStream } from 
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import * as tar from 'tar-stream';
-import { checkProjectName } from '../index/names.js';
+import { checkProjectName } from '../index/client-names.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { MetaStore } from '../store/meta-store.js';
 import type { FileRecord } from '../store/records.js';
-import { LARDER_VERSION } from '../upstream/client.js';
+import { LARDER_VERSION } from '../version.js';
 import {
   blobEntry,
   CACHE_DBS,

@@ -4,10 +4,10 @@
  * syntactically valid wheel tag is accepted (a private index builds for platforms PyPI does not list,
  * e.g. `linux_x86_64`).
  */
-import { pep440String } from '../index/versions.js';
+import { pep440String } from '../model/versions.js';
 import { LarderError } from '../errors.js';
-import { filenameProjectPart, normalizeName } from '../index/names.js';
-import { pyRepr } from '../index/py-repr.js';
+import { filenameProjectPart, normalizeName } from '../model/names.js';
+import { pyRepr } from '../model/py-repr.js';
 import type { FileType } from './types.js';
 
 const PEP_527 = 'See https://www.python.org/dev/peps/pep-0527';

@@ -3,7 +3,7 @@
  * legacy form names to core metadata (Warehouse `forklift/metadata.py` `_FORM_TO_RAW_MAPPING`).
  */
 import { LarderError } from '../errors.js';
-import type { ReleaseMetadata } from '../index/model.js';
+import type { ReleaseMetadata } from '../model/documents.js';
 
 /** Fields that are not core metadata but steer the upload. */
 export const CONTROL_FIELDS = [

@@ -1,6 +1,6 @@
 /** Shapes shared by the upload pipeline: receive → validate → (dist-metadata) → store. */
-import type { ProjectName } from '../index/names.js';
-import type { ReleaseMetadata } from '../index/model.js';
+import type { ProjectName } from '../model/names.js';
+import type { ReleaseMetadata } from '../model/documents.js';
 
 /** A file part of the upload, streamed to a temporary file and hashed on the way. */
 export interface ReceivedFile {

@@ -4,16 +4,17 @@
  * digests, filename against name and version. The first failure wins.
  */
 import { LarderError } from '../errors.js';
-import { checkFilenameSegment, isValidProjectName, MAX_NAME_LENGTH, normalizeName } from '../index/names.js';
+import { isValidProjectName, MAX_NAME_LENGTH, normalizeName } from '../model/names.js';
+import { checkFilenameSegment } from '../index/client-names.js';
 import {
   checkExtension,
   checkFilenameCharacters,
   checkSdistFilename,
   checkWheelFilename,
 } from './filename-rules.js';
-import { pep440String } from '../index/versions.js';
+import { pep440String } from '../model/versions.js';
 import { parseUploadForm, toReleaseMetadata, type UploadForm } from './form-fields.js';
-import { pyRepr } from '../index/py-repr.js';
+import { pyRepr } from '../model/py-repr.js';
 import type { FileType, RawUpload, ReceivedFile, ValidatedUpload } from './types.js';
 
 export const METADATA_VERSIONS = ['1.0', '1.1', '1.2', '2.1', '2.2', '2.3', '2.4', '2.5'] as const;

@@ -3,9 +3,9 @@
  * which validate.ts ties to the filename) names: installers trust METADATA, indexes trust the filename.
  */
 import { LarderError } from '../errors.js';
-import { normalizeName } from '../index/names.js';
-import { pyRepr } from '../index/py-repr.js';
-import { pep440String } from '../index/versions.js';
+import { normalizeName } from '../model/names.js';
+import { pyRepr } from '../model/py-repr.js';
+import { pep440String } from '../model/versions.js';
 import type { ValidatedUpload } from './types.js';
 
 const refuse = (code: string, message: string) => new LarderError(400, code, message);

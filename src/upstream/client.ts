@@ -10,11 +10,11 @@ import { formatDuration } from '../config/schema.js';
 import { observing, type UpstreamObserver } from './observing-interceptor.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { classify, UpstreamError } from './upstream-error.js';
+import { LARDER_VERSION } from '../version.js';
 
 export { UpstreamError } from './upstream-error.js';
 export type { UpstreamObserver } from './observing-interceptor.js';
 
-export const LARDER_VERSION = '0.1.0';
 
 export interface UpstreamResponse {
   status: number;

@@ -2,7 +2,7 @@
  * Core metadata (a wheel's METADATA, an sdist's PKG-INFO, a `.metadata` file): RFC 822-style headers,
  * then an optional body that holds the description.
  */
-import type { ReleaseMetadata } from '../index/model.js';
+import type { ReleaseMetadata } from '../model/documents.js';
 
 type Headers = Map<string, string[]>;
 

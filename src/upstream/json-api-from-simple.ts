@@ -3,9 +3,9 @@
  * Metadata comes from the caller (parsed `.metadata` files, by version); releases without it get
  * `emptyMetadata`.
  */
-import type { FileEntry, ProjectPage, ProjectReleases, Release, ReleaseFile, ReleaseMetadata } from '../index/model.js';
-import { compareVersions, normalizeVersion } from '../index/versions.js';
-import { packageTypeOf, pythonVersionOf } from './file-kind.js';
+import type { FileEntry, ProjectPage, ProjectReleases, Release, ReleaseFile, ReleaseMetadata } from '../model/documents.js';
+import { compareVersions, normalizeVersion } from '../model/versions.js';
+import { packageTypeOf, pythonVersionOf } from '../model/file-kind.js';
 import { emptyMetadata } from './parse-json-api.js';
 
 export { parseCoreMetadata } from './core-metadata.js';

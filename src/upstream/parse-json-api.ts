@@ -3,18 +3,18 @@
  * The project document carries metadata (`info`) for one version only, the latest; every other
  * release gets a placeholder from `emptyMetadata` until its own document is fetched.
  */
-import { versionFromFilename } from '../index/filenames.js';
+import { versionFromFilename } from '../model/filenames.js';
 import type {
   ProjectReleases,
   Release,
   ReleaseFile,
   ReleaseMetadata,
   Vulnerability,
-} from '../index/model.js';
-import { normalizeName, type ProjectName } from '../index/names.js';
-import { compareVersions } from '../index/versions.js';
+} from '../model/documents.js';
+import { normalizeName, type ProjectName } from '../model/names.js';
+import { compareVersions } from '../model/versions.js';
 import { isJsonObject, parseJsonText, sizeOrNull, stringListOrNull, stringOrNull, type JsonObject } from './json-util.js';
-import { packageTypeOf, pythonVersionOf } from './file-kind.js';
+import { packageTypeOf, pythonVersionOf } from '../model/file-kind.js';
 import { coreMetadataOf } from './parse-simple-json.js';
 import { chooseSerial, cleanHashes, requiresPythonOf, resolveFileUrl } from './simple-common.js';
 

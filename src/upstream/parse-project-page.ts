@@ -1,5 +1,5 @@
 /** Picks the project-page parser by the response's Content-Type (PEP 691 media types). */
-import type { ProjectPage } from '../index/model.js';
+import type { ProjectPage } from '../model/documents.js';
 import { parseSimpleHtml } from './parse-simple-html.js';
 import { parseSimpleJson } from './parse-simple-json.js';
 import type { SimplePageOptions } from './simple-common.js';

@@ -2,7 +2,7 @@
 import { lazyRequire } from '../lazy-require.js';
 
 const cheerio = () => lazyRequire('cheerio') as typeof import('cheerio');
-import type { ProjectListEntry } from '../index/model.js';
+import type { ProjectListEntry } from '../model/documents.js';
 import { AnchorScanner, type Anchor } from './html-anchor-scanner.js';
 import { RootJsonScanner } from './json-root-scanner.js';
 import { isJsonObject, parseJsonText } from './json-util.js';

@@ -2,9 +2,9 @@
 import { lazyRequire } from '../lazy-require.js';
 
 const cheerio = () => lazyRequire('cheerio') as typeof import('cheerio');
-import { versionFromFilename } from '../index/filenames.js';
-import type { FileEntry, Hashes, ProjectPage } from '../index/model.js';
-import { normalizeName } from '../index/names.js';
+import { versionFromFilename } from '../model/filenames.js';
+import type { FileEntry, Hashes, ProjectPage } from '../model/documents.js';
+import { normalizeName } from '../model/names.js';
 import {
   checkApiVersion,
   chooseSerial,

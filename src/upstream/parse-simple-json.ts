@@ -1,7 +1,7 @@
 /** PEP 691 JSON project page (`application/vnd.pypi.simple.v1+json`) → ProjectPage. */
-import { versionFromFilename } from '../index/filenames.js';
-import type { FileEntry, Hashes, ProjectPage } from '../index/model.js';
-import { normalizeName } from '../index/names.js';
+import { versionFromFilename } from '../model/filenames.js';
+import type { FileEntry, Hashes, ProjectPage } from '../model/documents.js';
+import { normalizeName } from '../model/names.js';
 import {
   checkApiVersion,
   chooseSerial,

@@ -1,6 +1,6 @@
 /** Pieces the PEP 691 JSON and PEP 503 HTML project-page parsers share. */
-import { compareVersions } from '../index/versions.js';
-import type { FileEntry, Hashes, ProjectStatus } from '../index/model.js';
+import { compareVersions } from '../model/versions.js';
+import type { FileEntry, Hashes, ProjectStatus } from '../model/documents.js';
 
 export interface SimplePageOptions {
   /** The URL the page was fetched from; relative file URLs resolve against it. */

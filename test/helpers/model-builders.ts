@@ -1,7 +1,7 @@
 /** Page-model values for renderer tests. */
-import type { FileEntry, ProjectPage } from '../../src/index/model.js';
-import { versionFromFilename } from '../../src/index/filenames.js';
-import { normalizeName } from '../../src/index/names.js';
+import type { FileEntry, ProjectPage } from '../../src/model/documents.js';
+import { versionFromFilename } from '../../src/model/filenames.js';
+import { normalizeName } from '../../src/model/names.js';
 
 export const SHA = 'a'.repeat(64);
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { normalizeName } from '../../src/index/names.js';
+import { normalizeName } from '../../src/model/names.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';

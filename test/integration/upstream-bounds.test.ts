@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../src/config/schema.js';
 import { UpstreamSource } from '../../src/index/sources/upstream-source.js';
-import type { ProjectName } from '../../src/index/names.js';
+import type { ProjectName } from '../../src/model/names.js';
 import { UpstreamClient, UpstreamError } from '../../src/upstream/client.js';
 import { OriginPolicy } from '../../src/upstream/origin-policy.js';
 import { loadConfig } from '../../src/config/load.js';

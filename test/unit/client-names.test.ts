@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LarderError } from '../../src/errors.js';
-import { checkFilenameSegment, checkProjectName, checkVersionSegment, normalizeName } from '../../src/index/names.js';
+import { normalizeName } from '../../src/model/names.js';
+import { checkFilenameSegment, checkProjectName, checkVersionSegment } from '../../src/index/client-names.js';
 
 function refused(run: () => void, status: number, message: string | RegExp): void {
   assert.throws(run, (err: unknown) => {

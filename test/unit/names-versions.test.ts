@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isValidProjectName, normalizeName } from '../../src/index/names.js';
-import { canonicalVersion, compareVersions, isPrerelease, normalizeVersion } from '../../src/index/versions.js';
-import { parseSdistFilename, parseWheelFilename } from '../../src/index/filenames.js';
+import { isValidProjectName, normalizeName } from '../../src/model/names.js';
+import { canonicalVersion, compareVersions, isPrerelease, normalizeVersion } from '../../src/model/versions.js';
+import { parseSdistFilename, parseWheelFilename } from '../../src/model/filenames.js';
 
 test('C04: names normalize per PEP 503', () => {
   assert.equal(normalizeName('FrIeNdLy-._.-bArD'), 'friendly-bard');

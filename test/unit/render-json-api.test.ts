@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { ProjectReleases, Release, ReleaseFile, ReleaseMetadata, Vulnerability } from '../../src/index/model.js';
-import { normalizeName } from '../../src/index/names.js';
+import type { ProjectReleases, Release, ReleaseFile, ReleaseMetadata, Vulnerability } from '../../src/model/documents.js';
+import { normalizeName } from '../../src/model/names.js';
 import { renderProjectJson, renderReleaseJson } from '../../src/render/json-api.js';
-import { findRelease, latestRelease } from '../../src/index/release-choice.js';
+import { findRelease, latestRelease } from '../../src/model/release-choice.js';
 
 const FIXTURES = new URL('../../../shared/spec/fixtures/', import.meta.url);
 const fixtureJson = (name: string) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8'));

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Hashes, ProjectPage } from '../../src/index/model.js';
-import { normalizeName } from '../../src/index/names.js';
+import type { Hashes, ProjectPage } from '../../src/model/documents.js';
+import { normalizeName } from '../../src/model/names.js';
 import { fileEntry, projectPage, SHA } from '../helpers/model-builders.js';
 import { renderProjectJson, renderRootJson, renderRootJsonChunks } from '../../src/render/simple-json.js';
 import { toWireJson } from '../../src/render/json-wire.js';

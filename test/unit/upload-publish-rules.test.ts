@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LarderError } from '../../src/errors.js';
-import { normalizeName } from '../../src/index/names.js';
+import { normalizeName } from '../../src/model/names.js';
 import { KeyedLock } from '../../src/upload/keyed-lock.js';
 import { checkWheelIdentity } from '../../src/upload/wheel-identity.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { ProjectPage, ReleaseMetadata } from '../../src/index/model.js';
-import { normalizeName } from '../../src/index/names.js';
+import type { ProjectPage, ReleaseMetadata } from '../../src/model/documents.js';
+import { normalizeName } from '../../src/model/names.js';
 import { parseCoreMetadata, releasesFromPage } from '../../src/upstream/json-api-from-simple.js';
 import { emptyMetadata, parseJsonApi } from '../../src/upstream/parse-json-api.js';
 import { parseSimpleHtml } from '../../src/upstream/parse-simple-html.js';

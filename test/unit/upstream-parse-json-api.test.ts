@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { Release } from '../../src/index/model.js';
-import { compareVersions } from '../../src/index/versions.js';
+import type { Release } from '../../src/model/documents.js';
+import { compareVersions } from '../../src/model/versions.js';
 import {
   emptyMetadata,
   isPlaceholderMetadata,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { ProjectListEntry } from '../../src/index/model.js';
+import type { ProjectListEntry } from '../../src/model/documents.js';
 import {
   parseRootHtml,
   parseRootHtmlStream,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { FileEntry, ProjectPage } from '../../src/index/model.js';
+import type { FileEntry, ProjectPage } from '../../src/model/documents.js';
 import { parseProjectPage } from '../../src/upstream/parse-project-page.js';
 import { parseSimpleHtml } from '../../src/upstream/parse-simple-html.js';
 import { parseSimpleJson } from '../../src/upstream/parse-simple-json.js';

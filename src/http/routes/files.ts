@@ -7,8 +7,9 @@ import { LRUCache } from 'lru-cache';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, LarderError, notFound } from '../../errors.js';
-import type { FileBody, FileVariant, SourceTrace } from '../../index/model.js';
-import { checkFilenameSegment, checkProjectName, normalizeName } from '../../index/names.js';
+import type { FileBody, FileVariant, SourceTrace } from '../../model/documents.js';
+import { normalizeName } from '../../model/names.js';
+import { checkFilenameSegment, checkProjectName } from '../../index/client-names.js';
 import type { HttpDeps } from '../deps.js';
 import { matchesEtag } from '../respond.js';
 

@@ -2,8 +2,9 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { LarderError } from '../../errors.js';
-import type { SourceTrace } from '../../index/model.js';
-import { checkProjectName, checkVersionSegment, normalizeName } from '../../index/names.js';
+import type { SourceTrace } from '../../model/documents.js';
+import { normalizeName } from '../../model/names.js';
+import { checkProjectName, checkVersionSegment } from '../../index/client-names.js';
 import { renderProjectJson, renderReleaseJson } from '../../render/json-api.js';
 import type { HttpDeps } from '../deps.js';
 import { baseUrl, sendIndexDocument } from '../respond.js';

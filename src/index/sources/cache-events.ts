@@ -1,5 +1,5 @@
 /** What the `cached` source tells the rest of the app (metrics, logs) about what it does. */
-import type { CacheState } from '../model.js';
+import type { CacheState } from '../../model/documents.js';
 
 export interface CacheEvents {
   cacheResult?(kind: 'page' | 'file' | 'metadata', state: CacheState): void;

@@ -22,10 +22,10 @@ import type {
   Release,
   ReleaseMetadata,
   SourceTrace,
-} from '../model.js';
-import type { ProjectName } from '../names.js';
+} from '../../model/documents.js';
+import type { ProjectName } from '../../model/names.js';
 import type { IndexSource } from '../source.js';
-import { findRelease, latestRelease } from '../release-choice.js';
+import { findRelease, latestRelease } from '../../model/release-choice.js';
 import type { CacheEvents } from './cache-events.js';
 import { openCacheDbs, type CacheDbs } from './cache-records.js';
 import { CachedFiles, MAX_METADATA_BYTES } from './cached-files.js';

@@ -13,7 +13,7 @@ import type { LarderError } from '../../errors.js';
 import type { DiskSpace } from '../../store/disk-space.js';
 import { written } from '../../store/lmdb-writes.js';
 import type { StoreKey } from '../../store/meta-store.js';
-import type { CacheState, SourceTrace } from '../model.js';
+import type { CacheState, SourceTrace } from '../../model/documents.js';
 import type { CacheEvents } from './cache-events.js';
 import { atMost } from './at-most.js';
 import { offlineNotCached } from './cached-files.js';

@@ -5,7 +5,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { formatBytes } from '../../config/schema.js';
 import { UpstreamError } from '../../upstream/upstream-error.js';
-import type { Hashes } from '../model.js';
+import type { Hashes } from '../../model/documents.js';
 
 /** Hash names node:crypto can check, strongest first. */
 const VERIFIABLE = ['sha512', 'sha384', 'sha256', 'sha224', 'sha1', 'md5'] as const;

@@ -2,8 +2,8 @@
  * The `overlay` source: private projects first; a private project hides the upstream project of the same
  * normalized name completely (dependency-confusion safe) unless its name is on the merge allow-list.
  */
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../model.js';
-import { normalizeName, type ProjectName } from '../names.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../../model/documents.js';
+import { normalizeName, type ProjectName } from '../../model/names.js';
 import type { IndexSource } from '../source.js';
 import type { PrivateSource } from './private-source.js';
 

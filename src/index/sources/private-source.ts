@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { MetaStore } from '../../store/meta-store.js';
 import type { FileRecord, ProjectRecord, ReleaseRecord } from '../../store/records.js';
-import { contentTypeFor } from '../filenames.js';
+import { contentTypeFor } from '../../model/filenames.js';
 import type {
   FileBody,
   FileEntry,
@@ -14,8 +14,8 @@ import type {
   Release,
   ReleaseFile,
   ReleaseMetadata,
-} from '../model.js';
-import type { ProjectName } from '../names.js';
+} from '../../model/documents.js';
+import type { ProjectName } from '../../model/names.js';
 import type { IndexSource } from '../source.js';
 
 export class PrivateSource implements IndexSource {

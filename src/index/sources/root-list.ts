@@ -12,8 +12,8 @@ import type { Clock } from '../../clock.js';
 import { diskFullError, type DiskSpace } from '../../store/disk-space.js';
 import { written } from '../../store/lmdb-writes.js';
 import type { StoreKey } from '../../store/meta-store.js';
-import type { ProjectListBatch, ProjectListEntry } from '../model.js';
-import { normalizeName } from '../names.js';
+import type { ProjectListBatch, ProjectListEntry } from '../../model/documents.js';
+import { normalizeName } from '../../model/names.js';
 import { atMost } from './at-most.js';
 import type { UpstreamSource, Validators } from './upstream-source.js';
 

@@ -10,8 +10,8 @@ import { parseJsonApi, parseReleaseJson, type ReleaseDocument } from '../../upst
 import { parseProjectPage } from '../../upstream/parse-project-page.js';
 import { parseRootHtmlBatches, parseRootJsonBatches } from '../../upstream/parse-root.js';
 import { boundedBody, readText } from '../../upstream/read-body.js';
-import type { ProjectListBatch, ProjectPage, ProjectReleases } from '../model.js';
-import type { ProjectName } from '../names.js';
+import type { ProjectListBatch, ProjectPage, ProjectReleases } from '../../model/documents.js';
+import type { ProjectName } from '../../model/names.js';
 
 export const PAGE_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01';
 

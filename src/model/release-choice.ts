@@ -1,5 +1,5 @@
 /** Which release a JSON API document describes. */
-import type { Release } from './model.js';
+import type { Release } from './documents.js';
 import { canonicalVersion, compareVersions, isPrerelease, isValidVersion } from './versions.js';
 
 /** Warehouse's `is_prerelease` order: finals, then pre-releases, then versions it cannot parse (NULL). */

@@ -1,36 +1,10 @@
 /**
- * Project name rules of PEP 503 and the core-metadata spec, and the checks of the names a client sends
- * (project names, versions, file names) before they reach the store, an LMDB key or the upstream.
+ * The checks of the names a client sends (project names, versions, file names) before they reach the
+ * store, a storage key or the upstream.
  */
 import { badRequest } from '../errors.js';
-import { pyRepr } from './py-repr.js';
-
-const VALID_NAME = /^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$/i;
-
-/** Longest project name accepted from a client. */
-export const MAX_NAME_LENGTH = 200;
-/** Longest version or file name accepted from a client, in UTF-8 bytes (LMDB keys hold at most ~1,978). */
-export const MAX_SEGMENT_BYTES = 255;
-
-export type ProjectName = string & { readonly __normalized: unique symbol };
-
-export function isValidProjectName(name: string): boolean {
-  // `$` in JS never matches before a trailing newline (unlike Python's), so this equals the spec's `\Z`.
-  return VALID_NAME.test(name);
-}
-
-export function normalizeName(name: string): ProjectName {
-  return name.replace(/[-_.]+/g, '-').toLowerCase() as ProjectName;
-}
-
-export function isNormalized(name: string): boolean {
-  return normalizeName(name) === name;
-}
-
-/** The form a wheel or PEP 625 sdist filename uses for a project name: normalized, `-` written `_`. */
-export function filenameProjectPart(name: string): string {
-  return normalizeName(name).replace(/-/g, '_');
-}
+import { MAX_NAME_LENGTH, MAX_SEGMENT_BYTES, isValidProjectName } from '../model/names.js';
+import { pyRepr } from '../model/py-repr.js';
 
 /** A project name from a client: PEP 508 and at most 200 characters, or a 400 that states the rule. */
 export function checkProjectName(name: string): void {

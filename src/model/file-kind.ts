@@ -1,6 +1,6 @@
 /** The JSON API's `packagetype` and `python_version` of a file, read from its filename. */
-import { parseWheelFilename } from '../index/filenames.js';
-import type { PackageType } from '../index/model.js';
+import { parseWheelFilename } from './filenames.js';
+import type { PackageType } from './documents.js';
 
 export function packageTypeOf(filename: string): PackageType {
   const lower = filename.toLowerCase();

@@ -1,0 +1,28 @@
+/** Project name rules of PEP 503 and the core-metadata spec. */
+
+const VALID_NAME = /^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$/i;
+
+/** Longest project name accepted from a client. */
+export const MAX_NAME_LENGTH = 200;
+/** Longest version or file name accepted from a client, in UTF-8 bytes (LMDB keys hold at most ~1,978). */
+export const MAX_SEGMENT_BYTES = 255;
+
+export type ProjectName = string & { readonly __normalized: unique symbol };
+
+export function isValidProjectName(name: string): boolean {
+  // `$` in JS never matches before a trailing newline (unlike Python's), so this equals the spec's `\Z`.
+  return VALID_NAME.test(name);
+}
+
+export function normalizeName(name: string): ProjectName {
+  return name.replace(/[-_.]+/g, '-').toLowerCase() as ProjectName;
+}
+
+export function isNormalized(name: string): boolean {
+  return normalizeName(name) === name;
+}
+
+/** The form a wheel or PEP 625 sdist filename uses for a project name: normalized, `-` written `_`. */
+export function filenameProjectPart(name: string): string {
+  return normalizeName(name).replace(/-/g, '_');
+}
