@@ -27,7 +27,6 @@ import { registerStatsRoutes } from './http/routes/stats.js';
 import { registerUploadRoutes } from './http/routes/upload.js';
 import { ProjectAdmin } from './index/project-admin.js';
 import { CacheBudget } from './index/sources/cache-budget.js';
-import { openCacheDbs } from './index/sources/cache-records.js';
 import { CachedSource } from './index/sources/cached-source.js';
 import { OverlaySource } from './index/sources/overlay-source.js';
 import { PrivateSource } from './index/sources/private-source.js';
@@ -35,9 +34,11 @@ import { UpstreamSource } from './index/sources/upstream-source.js';
 import { createLogger } from './logger.js';
 import { StorageReporter } from './metrics/storage-reporter.js';
 import { Metrics } from './metrics/metrics.js';
-import { BlobStore } from './store/blob-store.js';
+import type { BlobStore } from './store/blob-store.js';
 import { DiskSpace } from './store/disk-space.js';
-import { MetaStore } from './store/meta-store.js';
+import type { IndexStore } from './store/index-store.js';
+import { openStorage } from './store/open-storage.js';
+import type { Storage } from './store/storage.js';
 import { Publisher } from './upload/publish.js';
 import { UpstreamClient } from './upstream/client.js';
 import { OriginPolicy } from './upstream/origin-policy.js';
@@ -45,7 +46,9 @@ import { OriginPolicy } from './upstream/origin-policy.js';
 export interface Larder {
   config: Config;
   logger: Logger;
-  meta: MetaStore;
+  storage: Storage;
+  /** The private index (`storage.index`). */
+  meta: IndexStore;
   blobs: BlobStore;
   metrics: Metrics;
   koa: Koa;
@@ -58,15 +61,22 @@ export interface Larder {
   close(graceMs?: number): Promise<void>;
 }
 
-async function prepareDataDir(config: Config, blobs: BlobStore): Promise<void> {
+async function openDataDir(config: Config): Promise<Storage> {
   await mkdir(config.data, { recursive: true });
   try {
     await access(config.data, constants.W_OK);
   } catch {
     throw new Error(`data directory ${config.data} is not writable`);
   }
-  await blobs.init();
-  await blobs.purgeTmp();
+  const storage = openStorage(config.data);
+  try {
+    await storage.blobs.init();
+    await storage.blobs.purgeTmp();
+  } catch (err) {
+    await storage.close();
+    throw err;
+  }
+  return storage;
 }
 
 /** The project list is large: it gets at least this long, however short the page deadline is. */
@@ -77,9 +87,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function createLarder(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Promise<Larder> {
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
-  const blobs = new BlobStore(config.data);
-  await prepareDataDir(config, blobs);
-  const meta = new MetaStore(config.data);
+  const stores = await openDataDir(config);
+  const { index: meta, blobs } = stores;
 
   let cached: CachedSource | null = null;
   const metrics = new Metrics(() => {
@@ -106,11 +115,10 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       })
     : null;
   if (client && config.upstream) {
-    const dbs = openCacheDbs(meta);
     const budget =
       config.cacheMaxSize === null
         ? undefined
-        : new CacheBudget(meta, blobs, dbs, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
+        : new CacheBudget(stores, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
     const upstream = new UpstreamSource(client, {
       indexUrl: UpstreamClient.stripCredentials(config.upstream),
       jsonApiUrl: config.upstreamJsonApi,
@@ -119,7 +127,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     });
     cached = new CachedSource(
       upstream,
-      meta,
+      stores,
       blobs,
       {
         pageTtl: config.pageTtl,
@@ -131,7 +139,6 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
         cacheDir: join(config.data, 'cache'),
         clock,
         space,
-        dbs,
         budget,
       },
       logger,
@@ -155,7 +162,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     blobs,
     space,
     authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock)),
-    publisher: new Publisher(meta, blobs, cached, new Set(config.mergeAllowList)),
+    publisher: new Publisher(stores, cached, new Set(config.mergeAllowList)),
     logger,
     metrics,
     rendered: new RenderedCache(config.memoryCacheSize),
@@ -211,11 +218,12 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     }
     await client?.close();
     await passwords.close();
-    await meta.close();
+    await stores.close();
   };
   return {
     config,
     logger,
+    storage: stores,
     meta,
     blobs,
     metrics,

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { MetaStore } from '../store/meta-store.js';
+import type { IndexStore } from '../store/index-store.js';
 import type { ProjectRecord } from '../store/records.js';
 import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
@@ -28,7 +28,7 @@ export class Authenticator {
   private readonly dummy = dummyHash();
 
   constructor(
-    private readonly store: MetaStore,
+    private readonly store: IndexStore,
     private readonly passwords: PasswordVerifier,
     private readonly limiter: LoginLimiter,
   ) {}

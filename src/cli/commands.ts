@@ -4,8 +4,10 @@ import { PasswordHasher } from '../auth/password-hasher.js';
 import { normalizeName } from '../model/names.js';
 import { checkProjectName } from '../index/client-names.js';
 import { CLI_IDENTITY, ProjectAdmin } from '../index/project-admin.js';
-import { MetaStore } from '../store/meta-store.js';
-import { BlobStore } from '../store/blob-store.js';
+import { systemClock } from '../clock.js';
+import type { IndexStore } from '../store/index-store.js';
+import { openStorage } from '../store/open-storage.js';
+import type { Storage } from '../store/storage.js';
 import { cacheStats, collectGarbage, purgeCache } from '../index/cache-maintenance.js';
 import { formatBytes, parseDuration, type Config } from '../config/schema.js';
 import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
@@ -27,7 +29,7 @@ export interface Command {
   options?: Parameters<typeof parseCommand>[1];
   minArgs: number;
   maxArgs: number;
-  run: (args: string[], values: Record<string, unknown>, meta: MetaStore, io: Io, config: Config) => Promise<void>;
+  run: (args: string[], values: Record<string, unknown>, storage: Storage, io: Io, config: Config) => Promise<void>;
 }
 
 function table(rows: string[][]): string[] {
@@ -42,7 +44,7 @@ async function readPassword(io: Io, fromStdin: boolean): Promise<string> {
   return password;
 }
 
-const admin = (meta: MetaStore) => new ProjectAdmin(meta);
+const admin = (meta: IndexStore) => new ProjectAdmin(meta);
 
 export const COMMANDS: Record<string, Command> = {
   'user add': {
@@ -51,7 +53,7 @@ export const COMMANDS: Record<string, Command> = {
     options: { 'password-stdin': { type: 'boolean' }, admin: { type: 'boolean' } },
     minArgs: 1,
     maxArgs: 1,
-    async run([name], values, meta, io) {
+    async run([name], values, { index: meta }, io) {
       if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name!) || name === '__token__') {
         throw new UsageError(`invalid user name '${name}': use letters, digits, '.', '_' and '-'`);
       }
@@ -68,7 +70,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'list users',
     minArgs: 0,
     maxArgs: 0,
-    async run(_args, _values, meta, io) {
+    async run(_args, _values, { index: meta }, io) {
       const users = meta.listUsers();
       if (users.length === 0) return io.out('no users');
       for (const line of table([['NAME', 'ADMIN', 'CREATED'], ...users.map((u) => [u.name, u.admin ? 'yes' : 'no', u.createdAt])])) io.out(line);
@@ -79,7 +81,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'remove a user, their tokens and their roles in every project',
     minArgs: 1,
     maxArgs: 1,
-    async run([name], _values, meta, io) {
+    async run([name], _values, { index: meta }, io) {
       if (!meta.removeUser(name!)) throw new UsageError(`no user named '${name}'`);
       io.out(`removed user ${name}`);
     },
@@ -90,7 +92,7 @@ export const COMMANDS: Record<string, Command> = {
     options: { project: { type: 'string', multiple: true }, description: { type: 'string' } },
     minArgs: 1,
     maxArgs: 1,
-    async run([user], values, meta, io) {
+    async run([user], values, { index: meta }, io) {
       const named = values.project as string[] | undefined;
       named?.forEach(checkProjectName);
       if (!meta.getUser(user!)) throw new UsageError(`no user named '${user}'`);
@@ -106,7 +108,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'list tokens (ids only; tokens are never shown again)',
     minArgs: 0,
     maxArgs: 1,
-    async run([user], _values, meta, io) {
+    async run([user], _values, { index: meta }, io) {
       const tokens = meta.listTokens(user);
       if (tokens.length === 0) return io.out('no tokens');
       const rows = tokens.map((t) => [t.id, t.user, t.projects?.join(',') ?? '*', t.createdAt, t.description ?? '']);
@@ -118,7 +120,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'revoke a token by its id',
     minArgs: 1,
     maxArgs: 1,
-    async run([id], _values, meta, io) {
+    async run([id], _values, { index: meta }, io) {
       if (!meta.removeToken(id!)) throw new UsageError(`no token with id '${id}'`);
       io.out(`revoked token ${id}`);
     },
@@ -129,7 +131,7 @@ export const COMMANDS: Record<string, Command> = {
     options: { reason: { type: 'string' } },
     minArgs: 2,
     maxArgs: 2,
-    async run([project, version], values, meta, io) {
+    async run([project, version], values, { index: meta }, io) {
       admin(meta).setYanked(project!, version!, true, (values.reason as string | undefined) ?? null, CLI_IDENTITY);
       io.out(`yanked ${project} ${version}`);
     },
@@ -139,7 +141,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'unyank a release',
     minArgs: 2,
     maxArgs: 2,
-    async run([project, version], _values, meta, io) {
+    async run([project, version], _values, { index: meta }, io) {
       admin(meta).setYanked(project!, version!, false, null, CLI_IDENTITY);
       io.out(`unyanked ${project} ${version}`);
     },
@@ -149,7 +151,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'remove a project, a release or one file (file names stay reserved)',
     minArgs: 1,
     maxArgs: 3,
-    async run([project, version, filename], _values, meta, io) {
+    async run([project, version, filename], _values, { index: meta }, io) {
       const removed = admin(meta).remove(project!, version ?? null, filename ?? null, CLI_IDENTITY);
       io.out(`removed ${[project, version, filename].filter(Boolean).join(' ')} (${removed.length} file${removed.length === 1 ? '' : 's'})`);
     },
@@ -159,7 +161,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'let USER upload to PROJECT',
     minArgs: 2,
     maxArgs: 2,
-    async run([project, user], _values, meta, io) {
+    async run([project, user], _values, { index: meta }, io) {
       admin(meta).addMaintainer(project!, user!, CLI_IDENTITY);
       io.out(`${user} now maintains ${project}`);
     },
@@ -169,8 +171,8 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'sizes of the private files, the cached upstream files and the blob store',
     minArgs: 0,
     maxArgs: 0,
-    async run(_args, _values, meta, io, config) {
-      const s = await cacheStats(meta, new BlobStore(config.data));
+    async run(_args, _values, storage, io, config) {
+      const s = await cacheStats(storage);
       const limit = config.cacheMaxSize === null ? 'unlimited' : formatBytes(config.cacheMaxSize);
       io.out(`private files   ${s.privateFiles} (${formatBytes(s.privateBytes)})`);
       io.out(`cached files    ${s.cachedFiles} (${formatBytes(s.cachedBytes)}; limit ${limit})`);
@@ -183,9 +185,9 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'forget cached upstream data (all, or of the named projects); private data is untouched',
     minArgs: 0,
     maxArgs: Infinity,
-    async run(projects, _values, meta, io, config) {
+    async run(projects, _values, storage, io) {
       projects.forEach(checkProjectName);
-      const r = await purgeCache(meta, new BlobStore(config.data), projects);
+      const r = await purgeCache(storage, projects);
       io.out(`purged ${r.pages} cached page${r.pages === 1 ? '' : 's'} and ${r.files} cached file${r.files === 1 ? '' : 's'} (${formatBytes(r.bytes)})`);
     },
   },
@@ -195,9 +197,9 @@ export const COMMANDS: Record<string, Command> = {
     options: { 'min-age': { type: 'string' } },
     minArgs: 0,
     maxArgs: 0,
-    async run(_args, values, meta, io, config) {
+    async run(_args, values, storage, io) {
       const minAge = values['min-age'] === undefined ? undefined : parseDuration(values['min-age'], '--min-age');
-      const r = await collectGarbage(meta, new BlobStore(config.data), minAge);
+      const r = await collectGarbage(storage, systemClock, minAge);
       io.out(`removed ${r.blobs} orphan blob${r.blobs === 1 ? '' : 's'} (${formatBytes(r.bytes)}) and ${r.tmp} stale temporary file${r.tmp === 1 ? '' : 's'}`);
     },
   },
@@ -206,7 +208,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'allow a new private project to take a name that exists upstream',
     minArgs: 1,
     maxArgs: 1,
-    async run([name], _values, meta, io) {
+    async run([name], _values, { index: meta }, io) {
       io.out(`allowed ${admin(meta).allowName(name!, CLI_IDENTITY)}`);
     },
   },
@@ -224,10 +226,10 @@ export const runStoreCommand = (command: Command): Handler => async (argv, io) =
     throw new UsageError(`wrong number of arguments; usage: ${command.usage}`);
   }
   const settings = config();
-  const meta = new MetaStore(settings.data);
+  const storage = openStorage(settings.data);
   try {
-    await command.run(positionals, values, meta, io, settings);
+    await command.run(positionals, values, storage, io, settings);
   } finally {
-    await meta.close();
+    await storage.close();
   }
 };

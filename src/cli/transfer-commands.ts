@@ -1,7 +1,6 @@
 /** `larder export` and `larder import`: moving projects and the upstream cache between data directories (air gaps). */
 import { parseDuration } from '../config/schema.js';
 import { normalizeName } from '../model/names.js';
-import { BlobStore } from '../store/blob-store.js';
 import { formatBytes } from '../config/schema.js';
 import type { DbName } from '../transfer/archive-format.js';
 import { exportArchive } from '../transfer/export.js';
@@ -51,7 +50,7 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
     },
     minArgs: 1,
     maxArgs: 1,
-    async run([file], values, meta, io, config) {
+    async run([file], values, storage, io) {
       const privateOnly = values['private-only'] === true;
       const cacheOnly = values['cache-only'] === true;
       if (privateOnly && cacheOnly) throw new UsageError('--private-only and --cache-only exclude each other');
@@ -62,8 +61,7 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
       const warn = (line: string) => process.stderr.write(`${line}\n`);
       try {
         const result = await exportArchive({
-          meta,
-          blobs: new BlobStore(config.data),
+          storage,
           file: file!,
           options: { private: !cacheOnly, cache: !privateOnly, projects: projects ? [...new Set(projects)] : null, includeUsers },
           progress,
@@ -110,12 +108,12 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
     options: { 'dry-run': { type: 'boolean' }, 'progress-interval': { type: 'string' } },
     minArgs: 1,
     maxArgs: 1,
-    async run([file], values, meta, io, config) {
+    async run([file], values, storage, io) {
       const dryRun = values['dry-run'] === true;
       const progress = progressFor('import', values);
       let summary;
       try {
-        summary = await importArchive({ meta, blobs: new BlobStore(config.data), file: file!, dryRun, progress, report: io.out });
+        summary = await importArchive({ storage, file: file!, dryRun, progress, report: io.out });
       } catch (err) {
         progress.abort();
         throw err;

@@ -6,7 +6,7 @@ import type { PrivateSource } from '../index/sources/private-source.js';
 import type { IndexSource } from '../index/source.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { DiskSpace } from '../store/disk-space.js';
-import type { MetaStore } from '../store/meta-store.js';
+import type { IndexStore } from '../store/index-store.js';
 import type { Publisher } from '../upload/publish.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { RenderedCache } from './rendered-cache.js';
@@ -18,7 +18,7 @@ export interface HttpDeps {
   clock: Clock;
   source: IndexSource;
   privateSource: PrivateSource;
-  meta: MetaStore;
+  meta: IndexStore;
   blobs: BlobStore;
   space: DiskSpace;
   authenticator: Authenticator;

@@ -6,7 +6,7 @@
 import type { Identity } from '../auth/authenticator.js';
 import { mayOwn } from '../auth/authenticator.js';
 import { forbidden, notFound } from '../errors.js';
-import type { MetaStore } from '../store/meta-store.js';
+import type { IndexStore } from '../store/index-store.js';
 import type { FileRecord, ProjectRecord } from '../store/records.js';
 import { normalizeName } from '../model/names.js';
 import { checkFilenameSegment, checkProjectName, checkVersionSegment } from './client-names.js';
@@ -18,7 +18,7 @@ export const CLI_IDENTITY: Identity = { user: 'cli', admin: true, tokenProjects:
 const MAX_USER_NAME = 64;
 
 export class ProjectAdmin {
-  constructor(private readonly meta: MetaStore) {}
+  constructor(private readonly meta: IndexStore) {}
 
   /** The record of a checked project name, when `who` owns it or is an administrator; `action` completes "may …" in the 403. */
   private ownedProject(name: string, who: Identity, action: string): ProjectRecord {

@@ -1,12 +1,12 @@
 /** The numbers behind /stats/: bytes per project and in total, over the private files. */
-import type { MetaStore } from '../store/meta-store.js';
+import type { IndexStore } from '../store/index-store.js';
 
 export interface IndexStats {
   projects: { name: string; size: number }[];
   total: number;
 }
 
-export function collectStats(meta: MetaStore): IndexStats {
+export function collectStats(meta: IndexStore): IndexStats {
   const sizes = new Map<string, number>();
   let total = 0;
   for (const file of meta.allFiles()) {

@@ -1,135 +1,35 @@
 /**
- * Content-addressed file bytes: blobs/sha256/ab/cd/<sha256>. A blob is written to tmp/, fsynced and
- * renamed into place, so a blob path either does not exist or holds the whole, verified content.
+ * File bytes, content-addressed by sha256 and immutable. A blob either does not exist or holds the whole,
+ * verified content: it is written to a temporary file under `tmpDir` first and committed once verified.
  */
-import { randomBytes } from 'node:crypto';
-import { constants, createReadStream, existsSync } from 'node:fs';
-import { access, mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
-
-export class BlobStore {
-  readonly blobsDir: string;
+export interface BlobStore {
+  /** Local directory for in-flight uploads and downloads (on the same filesystem as the blobs). */
   readonly tmpDir: string;
-
-  constructor(dataDir: string) {
-    this.blobsDir = join(dataDir, 'blobs', 'sha256');
-    this.tmpDir = join(dataDir, 'tmp');
-  }
-
-  async init(): Promise<void> {
-    await mkdir(this.blobsDir, { recursive: true });
-    await mkdir(this.tmpDir, { recursive: true });
-  }
-
-  /** Removes everything left in tmp/ by an earlier run (called at start-up, before serving). */
-  async purgeTmp(): Promise<number> {
-    const names = await readdir(this.tmpDir).catch(() => []);
-    await Promise.all(names.map((name) => rm(join(this.tmpDir, name), { recursive: true, force: true })));
-    return names.length;
-  }
-
-  pathFor(sha256: string): string {
-    if (!SHA256_HEX.test(sha256)) throw new Error(`not a sha256 hex digest: ${sha256}`);
-    return join(this.blobsDir, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
-  }
-
-  /** A fresh path in tmp/ for an in-flight write. */
-  tmpPath(prefix = 'blob'): string {
-    return join(this.tmpDir, `${prefix}-${process.pid}-${randomBytes(8).toString('hex')}`);
-  }
-
-  async has(sha256: string): Promise<boolean> {
-    try {
-      await access(this.pathFor(sha256), constants.R_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
+  /** Creates what the store needs (directories). */
+  init(): Promise<void>;
+  /** Removes what is left in `tmpDir`: everything (at start-up, before serving) or entries last modified before `olderThanMs`. */
+  purgeTmp(olderThanMs?: number): Promise<number>;
+  /** A fresh path in `tmpDir` for an in-flight write. */
+  tmpPath(prefix?: string): string;
+  /** Where the blob's bytes can be read on this machine (served with sendfile-like streaming). */
+  pathFor(sha256: string): string;
+  has(sha256: string): Promise<boolean>;
+  /** Synchronous `has`, for the hot path of serving cached files. */
+  hasSync(sha256: string): boolean;
+  size(sha256: string): Promise<number | null>;
+  /** When the blob was last written or committed again (ms), null when it does not exist; garbage collection spares young blobs. */
+  modifiedAt(sha256: string): Promise<number | null>;
   /**
-   * Synchronous `has` for the hot path of serving cached files: a stat of a cached directory entry costs
-   * far less than a round trip through the thread pool.
+   * Makes the finished temporary file `tmpPath` (whose sha256 the caller has verified) the blob `sha256`,
+   * durably. If the blob already exists the temporary file is dropped and the blob counts as new again.
    */
-  hasSync(sha256: string): boolean {
-    return existsSync(this.pathFor(sha256));
-  }
-
-  async size(sha256: string): Promise<number | null> {
-    try {
-      return (await stat(this.pathFor(sha256))).size;
-    } catch {
-      return null;
-    }
-  }
-
-  /**
-   * Makes the finished temporary file `tmpPath` (whose sha256 the caller has verified) the blob `sha256`:
-   * fsync, rename, fsync the directory. If the blob already exists the temporary file is dropped.
-   */
-  async commit(tmpPath: string, sha256: string): Promise<string> {
-    const target = this.pathFor(sha256);
-    if (await this.has(sha256)) {
-      await unlink(tmpPath).catch(() => {});
-      // A fresh mtime tells garbage collection the blob is wanted again (its record is about to be written).
-      const now = new Date();
-      await utimes(target, now, now).catch(() => {});
-      return target;
-    }
-    const handle = await open(tmpPath, 'r+');
-    try {
-      await handle.chmod(0o644);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await mkdir(dirname(target), { recursive: true });
-    await rename(tmpPath, target);
-    await syncDirectory(dirname(target));
-    return target;
-  }
-
+  commit(tmpPath: string, sha256: string): Promise<string>;
   /** Writes a small buffer (e.g. a `.metadata` file) as a blob. */
-  async writeBuffer(bytes: Buffer, sha256: string): Promise<string> {
-    const tmp = this.tmpPath('buf');
-    const handle = await open(tmp, 'w');
-    try {
-      await handle.writeFile(bytes);
-    } finally {
-      await handle.close();
-    }
-    return this.commit(tmp, sha256);
-  }
-
-  read(sha256: string, range?: { start: number; end: number }): NodeJS.ReadableStream {
-    return createReadStream(this.pathFor(sha256), range ? { start: range.start, end: range.end } : {});
-  }
-
-  async remove(sha256: string): Promise<void> {
-    await rm(this.pathFor(sha256), { force: true });
-  }
-
-  /** Every blob on disk, for garbage collection and statistics. */
-  async *list(): AsyncIterable<{ sha256: string; size: number }> {
-    for (const a of await readdir(this.blobsDir).catch(() => [] as string[])) {
-      for (const b of await readdir(join(this.blobsDir, a)).catch(() => [] as string[])) {
-        for (const name of await readdir(join(this.blobsDir, a, b)).catch(() => [] as string[])) {
-          if (!SHA256_HEX.test(name)) continue;
-          const info = await stat(join(this.blobsDir, a, b, name)).catch(() => null);
-          if (info) yield { sha256: name, size: info.size };
-        }
-      }
-    }
-  }
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  writeBuffer(bytes: Buffer, sha256: string): Promise<string>;
+  read(sha256: string, range?: { start: number; end: number }): Readable;
+  remove(sha256: string): Promise<void>;
+  /** Every blob, for garbage collection and statistics. */
+  list(): AsyncIterable<{ sha256: string; size: number }>;
 }

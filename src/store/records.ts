@@ -1,4 +1,4 @@
-/** The records larder keeps in LMDB. Plain data: what is written is what is read back. */
+/** The records larder keeps (private index, upstream cache). Plain data: what is written is what is read back. */
 
 export interface ProjectRecord {
   /** Normalized name (the key). */
@@ -83,4 +83,47 @@ export interface ChangelogEntry {
   action: ChangeAction;
   user: string | null;
   time: string;
+}
+
+/** A file name removed from a project: it stays reserved, never reused. */
+export interface DeletedFilename {
+  project: string;
+  filename: string;
+  deletedAt: string;
+}
+
+/** A name an administrator allowed to be created privately although it exists upstream (decision 8). */
+export interface AllowedName {
+  name: string;
+  by: string | null;
+  at: string;
+}
+
+/** What an upstream sent to revalidate a cached answer with (If-None-Match, If-Modified-Since). */
+export interface Validators {
+  etag?: string;
+  lastModified?: string;
+}
+
+/** A cached upstream page or JSON document (`value` null = the upstream said 404). */
+export interface CachedDocument<T> {
+  value: T | null;
+  fetchedAt: number;
+  validators: Validators;
+}
+
+/** The state of the stored upstream project list (the list itself is a file beside the store). */
+export interface RootListRecord {
+  fetchedAt: number;
+  validators: Validators;
+  serial: number;
+  count: number;
+}
+
+/** A verified upstream file (or its `.metadata` / `.asc`) in the blob store. */
+export interface CachedFileRecord {
+  sha256: string;
+  size: number;
+  fetchedAt: number;
+  lastAccess: number;
 }

@@ -3,14 +3,14 @@
  * read by `larder import`. Entries, in this order:
  *
  *   larder-export.json      header: format, formatVersion, createdAt, larderVersion, options, counts
- *   records/<db>.jsonl      one line per LMDB record of database <db>: {"k": key, "v": value}, in key order;
+ *   records/<db>.jsonl      one line per record of kind <db>: {"k": key, "v": value} (archive-records.ts);
  *                           keys and values use the lossless JSON encoding below (array keys stay arrays)
  *   blobs/<sha256>          the bytes of every blob a record references (file, `.metadata`, `.asc`, cached
  *                           upstream file), each once, named by the sha256 of its content
  *   manifest.json           last: {"format", "formatVersion", "entries": [{"name", "size", "sha256"}, …]} for
  *                           every entry before it (header and records included)
  *
- * Databases: the private part is projects, releases, files, deleted-files, allowed-names (users and tokens
+ * Kinds: the private part is projects, releases, files, deleted-files, allowed-names (users and tokens
  * with --include-users); the cache part is upstream-docs (without the ['root'] entry, whose project list
  * file is not exported) and upstream-files. The changelog and the serial counter are never exported: an
  * import gives every change a new local serial.
@@ -95,7 +95,7 @@ export function shortName(name: string): string {
   return name.startsWith(BLOBS_PREFIX) ? `${name.slice(0, BLOBS_PREFIX.length + 12)}…` : name;
 }
 
-// Lossless JSON for LMDB keys and values (lmdb-js stores them with msgpack, which knows more than JSON).
+// Lossless JSON for record keys and values (records may hold more than JSON knows, e.g. msgpack types from LMDB).
 // Plain JSON values stay as they are; anything else becomes {"$t": type, "v": …}; an object that itself has a
 // "$t" property is wrapped as {"$t": "object", "v": …} so it cannot be mistaken for a tag.
 

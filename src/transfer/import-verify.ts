@@ -91,7 +91,7 @@ export function verifyManifest(staged: Staged): void {
 export const isSha = (s: unknown): s is string => typeof s === 'string' && SHA256_HEX.test(s);
 const isStr = (s: unknown): s is string => typeof s === 'string' && s.length > 0;
 const isStrKey = (key: unknown, n: number): key is [string, string, ...string[]] => Array.isArray(key) && key.length === n && key.every(isStr);
-/** The cached source's document keys: ['page' | 'releases', name] and ['release', name, version] (['root'] is never exported). */
+/** The archive's document keys: ['page' | 'releases', name] and ['release', name, version] (['root'] is never exported). */
 const isDocKey = (key: unknown): boolean =>
   (isStrKey(key, 2) && (key[0] === 'page' || key[0] === 'releases')) || (isStrKey(key, 3) && key[0] === 'release');
 
@@ -129,7 +129,7 @@ export function verifyRecords(staged: Staged): void {
           projects.add(key);
           break;
         case 'releases':
-          if (!isStrKey(key, 2) || v.version !== key[1]) throw bad('not a release record');
+          if (!isStrKey(key, 2) || v.project !== key[0] || v.version !== key[1]) throw bad('not a release record');
           if (!projects.has(key[0])) throw bad(`release of project ${key[0]}, which the archive lacks`);
           break;
         case 'files': {

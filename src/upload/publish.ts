@@ -11,9 +11,9 @@ import { mayWrite } from '../auth/authenticator.js';
 import { badRequest, conflict, forbidden, LarderError } from '../errors.js';
 import type { ProjectName } from '../model/names.js';
 import { normalizeVersion } from '../model/versions.js';
-import type { BlobStore } from '../store/blob-store.js';
-import type { MetaStore, PublishInput, PublishResult } from '../store/meta-store.js';
+import type { IndexStore, PublishInput, PublishResult } from '../store/index-store.js';
 import type { FileRecord } from '../store/records.js';
+import type { Storage } from '../store/storage.js';
 import { checkSdist, readWheelMetadata } from './dist-metadata.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { ValidatedUpload } from './types.js';
@@ -45,13 +45,16 @@ export class Publisher {
   /** Publishes of one project run one at a time, so that check-then-commit cannot race inside this process. */
   private readonly projectLock = new KeyedLock();
 
+  private readonly meta: IndexStore;
+
   constructor(
-    private readonly meta: MetaStore,
-    private readonly blobs: BlobStore,
+    private readonly storage: Pick<Storage, 'index' | 'blobs' | 'cachedFiles'>,
     private readonly upstreamNames: UpstreamNames | null,
     /** Names configured to merge with the upstream project: creating them privately is the point. */
     private readonly mergeAllowList: ReadonlySet<string> = new Set(),
-  ) {}
+  ) {
+    this.meta = storage.index;
+  }
 
   private async checkPermission(upload: ValidatedUpload, who: Identity): Promise<void> {
     const record = this.meta.getProject(upload.project);
@@ -88,7 +91,7 @@ export class Publisher {
     if (this.meta.isFilenameDeleted(upload.project, upload.filename)) throw filenameReused();
     const metadata = await this.inspectArchive(upload);
 
-    const committed = new UploadBlobs(this.blobs, this.meta);
+    const committed = new UploadBlobs(this.storage.blobs, this.meta, this.storage.cachedFiles);
     let result: PublishResult;
     try {
       let metadataSha256: string | null = null;

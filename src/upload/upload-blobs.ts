@@ -4,17 +4,16 @@
  * references it, and no one has committed the same bytes since (a commit of an existing blob renews its
  * mtime, as garbage collection expects).
  */
-import { stat } from 'node:fs/promises';
-import { openCacheDbs } from '../index/sources/cache-records.js';
 import type { BlobStore } from '../store/blob-store.js';
-import type { MetaStore } from '../store/meta-store.js';
+import type { CachedFileIndex } from '../store/cached-file-index.js';
+import type { IndexReads } from '../store/index-store.js';
 
 /** Does any private file record (file, `.metadata`, `.asc`) or cached upstream file reference the blob? */
-function referenced(meta: MetaStore, sha256: string): boolean {
-  for (const f of meta.allFiles()) {
+function referenced(index: IndexReads, cachedFiles: CachedFileIndex, sha256: string): boolean {
+  for (const f of index.allFiles()) {
     if (f.sha256 === sha256 || f.metadataSha256 === sha256 || f.signatureSha256 === sha256) return true;
   }
-  for (const { value } of openCacheDbs(meta).files.getRange()) if (value.sha256 === sha256) return true;
+  for (const { record } of cachedFiles.entries()) if (record.sha256 === sha256) return true;
   return false;
 }
 
@@ -24,7 +23,8 @@ export class UploadBlobs {
 
   constructor(
     private readonly blobs: BlobStore,
-    private readonly meta: MetaStore,
+    private readonly index: IndexReads,
+    private readonly cachedFiles: CachedFileIndex,
   ) {}
 
   /** Makes a finished temporary file the blob `sha256` (see BlobStore.commit). */
@@ -38,16 +38,15 @@ export class UploadBlobs {
 
   private async track(sha256: string, commit: () => Promise<string>): Promise<void> {
     const existed = await this.blobs.has(sha256);
-    const path = await commit();
-    if (!existed) this.added.push({ sha256, mtimeMs: (await stat(path)).mtimeMs });
+    await commit();
+    if (!existed) this.added.push({ sha256, mtimeMs: (await this.blobs.modifiedAt(sha256))! });
   }
 
   /** Removes the blobs this upload added that nothing references. Call it only once the upload has failed. */
   async takeBack(): Promise<void> {
     for (const { sha256, mtimeMs } of this.added.splice(0)) {
-      if (referenced(this.meta, sha256)) continue;
-      const now = await stat(this.blobs.pathFor(sha256)).catch(() => null);
-      if (now?.mtimeMs === mtimeMs) await this.blobs.remove(sha256);
+      if (referenced(this.index, this.cachedFiles, sha256)) continue;
+      if ((await this.blobs.modifiedAt(sha256)) === mtimeMs) await this.blobs.remove(sha256);
     }
   }
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { hashToken } from '../../src/auth/tokens.js';
-import { MetaStore } from '../../src/store/meta-store.js';
+import { openStorage } from '../../src/store/open-storage.js';
 import { runCommand, type CommandResult } from '../fixtures/clients.js';
 import { buildWheel } from '../fixtures/dists.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
@@ -123,7 +123,8 @@ describe('larder CLI', { concurrency: 2 }, () => {
     const id = hashToken(token).slice(0, 12);
 
     // The store holds the hash, limited to the normalized project name; never the token.
-    const meta = new MetaStore(data);
+    const storage = openStorage(data);
+    const meta = storage.index;
     try {
       const record = meta.getTokenByHash(hashToken(token));
       assert.ok(record);
@@ -132,7 +133,7 @@ describe('larder CLI', { concurrency: 2 }, () => {
       assert.equal(record.description, 'ci token');
       assert.ok(!JSON.stringify(meta.listTokens()).includes(token));
     } finally {
-      await meta.close();
+      await storage.close();
     }
 
     const tokens = await larder(['token', 'list', '--data', data]);

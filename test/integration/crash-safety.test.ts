@@ -13,8 +13,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test, type TestContext } from 'node:test';
-import { BlobStore } from '../../src/store/blob-store.js';
-import { MetaStore } from '../../src/store/meta-store.js';
+import type { BlobStore } from '../../src/store/blob-store.js';
+import { FileBlobStore } from '../../src/store/fs/file-blob-store.js';
+import { openStorage } from '../../src/store/open-storage.js';
 import { runCommand } from '../fixtures/clients.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { cliEnv, startChildServer, type ChildServer } from '../helpers/child-server.js';
@@ -97,8 +98,8 @@ interface StoreSnapshot {
 
 /** The invariants, checked on the data directory with no server running. */
 async function checkStore(data: string, known: Map<string, BuiltDist>, acknowledged: BuiltDist[]): Promise<StoreSnapshot> {
-  const meta = new MetaStore(data);
-  const blobs = new BlobStore(data);
+  const storage = openStorage(data);
+  const { index: meta, blobs } = storage;
   try {
     const lastSerial = meta.lastSerial();
     const files = [...meta.allFiles()];
@@ -154,7 +155,7 @@ async function checkStore(data: string, known: Map<string, BuiltDist>, acknowled
     }
     return { files: files.length, orphans: await countOrphans(blobs, files), projects: projects.length, lastSerial };
   } finally {
-    await meta.close();
+    await storage.close();
   }
 }
 
@@ -252,7 +253,7 @@ describe('crash safety: SIGKILL while uploads are in flight', () => {
     // 'first new blob': kill as soon as a blob the store did not have appears, i.e. between the first blob
     // commit and (probably) its LMDB transaction.
     let watching = moment === 'first new blob';
-    const blobsDir = new BlobStore(data).blobsDir;
+    const blobsDir = new FileBlobStore(data).blobsDir;
     const blobsBefore = new Set(await walk(blobsDir));
     const watcher = (async () => {
       while (watching && !killed) {
@@ -318,11 +319,11 @@ describe('crash safety: SIGKILL while uploads are in flight', () => {
 
 describe('BlobStore.commit never exposes a partial blob', () => {
   let dir: string;
-  let store: BlobStore;
+  let store: FileBlobStore;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'larder-blobs-'));
-    store = new BlobStore(dir);
+    store = new FileBlobStore(dir);
     await store.init();
   });
   after(async () => {

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BlobStore } from '../../src/store/blob-store.js';
+import { FileBlobStore } from '../../src/store/fs/file-blob-store.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { runCommand } from '../fixtures/clients.js';
@@ -100,7 +100,7 @@ describe('operations', () => {
       server.child.kill('SIGTERM');
       assert.equal(sha256(await body), big.sha256, 'the client got every byte');
       assert.equal((await server.exited).code, 0, server.output());
-      assert.ok(existsSync(new BlobStore(data).pathFor(big.sha256)), 'the verified download was kept');
+      assert.ok(existsSync(new FileBlobStore(data).pathFor(big.sha256)), 'the verified download was kept');
       assert.match(server.output(), /SIGTERM/);
     } finally {
       await upstream.setFault(null);
@@ -117,7 +117,7 @@ describe('operations', () => {
       const up = await fetch(`${server.url}/legacy/`, { method: 'POST', body: await uploadForm(own), headers: { Authorization: basicAuth('alice', 'alice-password') } });
       assert.equal(up.status, 200);
       upstream.clearLog();
-      const blobs = new BlobStore(server.data);
+      const blobs = new FileBlobStore(server.data);
       for (const [i, w] of wheels.entries()) {
         const res = await fetch(`${server.url}/packages/cached${i}/${w.filename}`);
         assert.equal(sha256(await res.arrayBuffer()), w.sha256);
@@ -148,7 +148,7 @@ describe('operations', () => {
       const own = await buildWheel(join(dir, 'own3'), { name: 'keep-me', version: '1.0' });
       await fetch(`${server.url}/legacy/`, { method: 'POST', body: await uploadForm(own), headers: { Authorization: basicAuth('alice', 'alice-password') } });
       await (await fetch(`${server.url}/packages/cached1/${wheels[1]!.filename}`)).arrayBuffer();
-      const blobs = new BlobStore(server.data);
+      const blobs = new FileBlobStore(server.data);
       assert.ok(existsSync(blobs.pathFor(wheels[1]!.sha256)));
       const stats = await cli('cache', 'stats');
       assert.equal(stats.code, 0, stats.stderr);

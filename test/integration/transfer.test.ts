@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { BlobStore } from '../../src/store/blob-store.js';
-import { MetaStore } from '../../src/store/meta-store.js';
+import { openStorage } from '../../src/store/open-storage.js';
+import type { Storage } from '../../src/store/storage.js';
 import type { ProjectRecord } from '../../src/store/records.js';
 import type { ExportHeader, Manifest } from '../../src/transfer/archive-format.js';
 import { Progress } from '../../src/transfer/progress.js';
@@ -22,7 +22,9 @@ import { runCommand, type CommandResult } from '../fixtures/clients.js';
 import { buildSdist, buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { eventually } from '../helpers/eventually.js';
 import { uploadForm } from '../helpers/upload-form.js';
+import { RECORD_KINDS, storedRecords, type RecordKind } from '../helpers/stored-records.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(REPO, 'src', 'main.ts');
@@ -108,21 +110,19 @@ async function dataState(data: string): Promise<{ blobs: string[]; records: Reco
     for (const n of names) (/^[0-9a-f]{64}$/.test(n) ? blobs.push(n) : walk(join(dir, n)));
   };
   walk(join(data, 'blobs'));
-  const meta = new MetaStore(data);
+  const storage = openStorage(data);
   try {
     const records: Record<string, string[]> = {};
-    for (const db of ['projects', 'releases', 'files', 'deleted-files', 'allowed-names', 'users', 'tokens', 'changelog', 'counters', 'upstream-docs', 'upstream-files']) {
-      records[db] = Array.from(meta.openDB<unknown>(db).getRange(), ({ key, value }) => JSON.stringify([key, value]));
-    }
+    for (const kind of RECORD_KINDS) records[kind] = Array.from(storedRecords(storage, kind), (record) => JSON.stringify(record));
     let tmp: string[] = [];
     try {
       tmp = readdirSync(join(data, 'tmp'));
     } catch {
       /* none */
     }
-    return { blobs: blobs.sort(), records, serial: meta.lastSerial(), tmp };
+    return { blobs: blobs.sort(), records, serial: storage.index.lastSerial(), tmp };
   } finally {
-    await meta.close();
+    await storage.close();
   }
 }
 
@@ -249,8 +249,8 @@ describe('export and import (larder export / larder import)', () => {
     assert.match(imported.stdout, new RegExp(`^added ${files.length} files, ${header.counts.records['upstream-docs']! + header.counts.records['upstream-files']!} cache entries; skipped 0 identical files, 0 conflicts$`, 'm'));
     assert.ok(lines(imported.stderr).some((l) => /^import: \d+\/\d+ files, .*imported in/.test(l)), imported.stderr);
 
-    const meta = new MetaStore(target1);
-    const blobs = new BlobStore(target1);
+    const storage = openStorage(target1);
+    const { index: meta, blobs } = storage;
     try {
       const hashOf = (sha: string) => sha256(readFileSync(blobs.pathFor(sha)));
       const local = [...meta.allFiles()];
@@ -260,16 +260,16 @@ describe('export and import (larder export / larder import)', () => {
         if (f.metadataSha256) assert.equal(hashOf(f.metadataSha256), f.metadataSha256, `${f.filename}.metadata`);
       }
       assert.equal(meta.projectCount(), header.counts.records.projects);
-      const cached = Array.from(meta.openDB<{ sha256: string }>('upstream-files').getRange());
+      const cached = Array.from(storage.cachedFiles.entries());
       assert.equal(cached.length, header.counts.records['upstream-files']);
-      for (const { value } of cached) assert.equal(hashOf(value.sha256), value.sha256);
-      assert.equal(meta.openDB('upstream-docs').getCount(), header.counts.records['upstream-docs']);
+      for (const { record } of cached) assert.equal(hashOf(record.sha256), record.sha256);
+      assert.equal(Array.from(storage.documents.entries()).length, header.counts.records['upstream-docs']);
       // Every added file took a local serial with a changelog entry.
       const changes = meta.changesSince(0);
       assert.equal(changes.filter((c) => c.action === 'add file').length, local.length);
       assert.equal(meta.lastSerial(), local.length + header.counts.records.projects!);
     } finally {
-      await meta.close();
+      await storage.close();
     }
   });
 
@@ -340,9 +340,9 @@ describe('export and import (larder export / larder import)', () => {
     const seed = await larderCli(['import', archivePath, '--data', target]);
     assert.equal(seed.code, 0, output(seed));
     {
-      const meta = new MetaStore(target);
-      meta.remove('acme-two', null, null, null); // now a full import would change things again
-      await meta.close();
+      const storage = openStorage(target);
+      storage.index.remove('acme-two', null, null, null); // now a full import would change things again
+      await storage.close();
     }
     const beforeState = await dataState(target);
 
@@ -460,8 +460,9 @@ describe('export and import (larder export / larder import)', () => {
     const copy = await mkdtemp(join(tmpdir(), 'larder-transfer-damaged-'));
     try {
       await cp(target1, copy, { recursive: true });
-      const blobs = new BlobStore(copy);
-      const path = blobs.pathFor(oneWheel.sha256);
+      const storage = openStorage(copy);
+      const path = storage.blobs.pathFor(oneWheel.sha256);
+      await storage.close();
       const bytes = await readFile(path);
       bytes[10] = bytes[10]! ^ 0xff;
       await writeFile(path, bytes);
@@ -491,7 +492,7 @@ describe('every record kind round-trips through export and import into an empty 
   let up: FakeUpstream;
   let source: TestLarder;
   let target: string;
-  let targetMeta: MetaStore;
+  let targetStorage: Storage;
   let offline: TestLarder;
   let signed: BuiltDist;
   let reserved: BuiltDist;
@@ -502,13 +503,11 @@ describe('every record kind round-trips through export and import into an empty 
   const alice = basicAuth('alice', 'alice-password');
   const root = basicAuth('root', 'root-password');
 
-  /** Every record of a database, keyed by its JSON-encoded key. */
-  const records = (meta: MetaStore, db: string) =>
-    new Map(Array.from(meta.openDB<unknown>(db).getRange(), ({ key, value }) => [JSON.stringify(key), value] as const));
-  const sameRecords = (db: string) => {
-    const here = records(source.larder.meta, db);
-    assert.ok(here.size > 0, `the source has ${db} records`);
-    assert.deepEqual(records(targetMeta, db), here, db);
+  const records = storedRecords;
+  const sameRecords = (kind: RecordKind) => {
+    const here = records(source.larder.storage, kind);
+    assert.ok(here.size > 0, `the source has ${kind} records`);
+    assert.deepEqual(records(targetStorage, kind), here, kind);
   };
   const call = async (method: string, path: string, auth: string, body?: unknown) => {
     const res = await fetch(`${source.url}${path}`, {
@@ -550,18 +549,18 @@ describe('every record kind round-trips through export and import into an empty 
     await call('POST', '/api/allowed-names', root, { name: 'Some.Allowed' });
 
     // The cache: the project page, the project's JSON document, the older release's own JSON document
-    // (key ['release', name, version]) and the newer release's wheel and .metadata.
+    // and the newer release's wheel and .metadata.
     for (const path of ['/simple/up-lib/', '/pypi/up-lib/json', '/pypi/up-lib/1.0/json', `/packages/up-lib/${upNew.filename}`, `/packages/up-lib/${upNew.filename}.metadata`]) {
       const res = await fetch(`${source.url}${path}`);
       assert.equal(res.status, 200, path);
       await res.arrayBuffer();
     }
-    const docKeys = [...records(source.larder.meta, 'upstream-docs').keys()];
-    for (const key of [['page', 'up-lib'], ['releases', 'up-lib'], ['release', 'up-lib', '1.0']]) {
-      assert.ok(docKeys.includes(JSON.stringify(key)), `the source caches ${JSON.stringify(key)}: ${docKeys.join(' ')}`);
-    }
     // Cache writes are asynchronous; the export reads what is committed.
-    await source.larder.meta.transactionAsync(() => undefined);
+    const docs = [{ kind: 'page', project: 'up-lib' }, { kind: 'releases', project: 'up-lib' }, { kind: 'release', project: 'up-lib', version: '1.0' }];
+    await eventually(() => {
+      const docKeys = [...records(source.larder.storage, 'upstream-docs').keys()];
+      return docs.every((id) => docKeys.includes(JSON.stringify(id))) && records(source.larder.storage, 'upstream-files').size === 2;
+    }, 'the source caches the page, both JSON documents, the wheel and its .metadata');
 
     const archive = join(dir, 'all.tar');
     const exported = await larderCli(['export', archive, '--include-users', '--data', source.data]);
@@ -570,7 +569,7 @@ describe('every record kind round-trips through export and import into an empty 
     const imported = await larderCli(['import', archive, '--data', target]);
     assert.equal(imported.code, 0, output(imported));
     offline = await startLarder({ upstream: 'http://127.0.0.1:9/simple/', offline: true }, target);
-    targetMeta = offline.larder.meta;
+    targetStorage = offline.larder.storage;
   });
 
   after(async () => {
@@ -581,8 +580,8 @@ describe('every record kind round-trips through export and import into an empty 
   });
 
   test('projects: owners, maintainers and display names (serials are new here)', () => {
-    const here = records(source.larder.meta, 'projects');
-    const there = records(targetMeta, 'projects');
+    const here = records(source.larder.storage, 'projects');
+    const there = records(targetStorage, 'projects');
     assert.deepEqual([...there.keys()], [...here.keys()]);
     for (const [key, value] of here) {
       const { serial, ...rest } = value as ProjectRecord;
@@ -602,7 +601,7 @@ describe('every record kind round-trips through export and import into an empty 
 
   test('files, with their .metadata and .asc blobs', async () => {
     sameRecords('files');
-    const file = targetMeta.getFile('acme-rt', signed.filename)!;
+    const file = targetStorage.index.getFile('acme-rt', signed.filename)!;
     assert.equal(file.metadataSha256, signed.metadataSha256);
     assert.equal(file.signatureSha256, sha256(signature));
     for (const [suffix, digest] of [['', signed.sha256], ['.metadata', signed.metadataSha256], ['.asc', sha256(signature)]] as const) {
@@ -621,7 +620,7 @@ describe('every record kind round-trips through export and import into an empty 
 
   test('allowed names', () => {
     sameRecords('allowed-names');
-    assert.equal(targetMeta.isNameAllowed('some-allowed'), true);
+    assert.equal(targetStorage.index.isNameAllowed('some-allowed'), true);
   });
 
   test('users and tokens (--include-users): they sign in here', async () => {
@@ -634,8 +633,8 @@ describe('every record kind round-trips through export and import into an empty 
 
   test('upstream documents: project pages, project JSON and per-version JSON', async () => {
     sameRecords('upstream-docs');
-    const keys = [...records(targetMeta, 'upstream-docs').keys()];
-    assert.ok(keys.includes(JSON.stringify(['release', 'up-lib', '1.0'])), keys.join(' '));
+    const keys = [...records(targetStorage, 'upstream-docs').keys()];
+    assert.ok(keys.includes(JSON.stringify({ kind: 'release', project: 'up-lib', version: '1.0' })), keys.join(' '));
     const res = await fetch(`${offline.url}/pypi/up-lib/1.0/json`);
     assert.equal(res.status, 200);
     assert.equal(((await res.json()) as { info: { summary: string } }).info.summary, 'the first release');

@@ -13,8 +13,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Identity } from '../../src/auth/authenticator.js';
 import { LarderError } from '../../src/errors.js';
-import { BlobStore } from '../../src/store/blob-store.js';
-import { MetaStore, type PublishInput, type PublishResult } from '../../src/store/meta-store.js';
+import type { BlobStore } from '../../src/store/blob-store.js';
+import type { IndexStore, PublishInput, PublishResult } from '../../src/store/index-store.js';
+import { openStorage } from '../../src/store/open-storage.js';
+import type { Storage } from '../../src/store/storage.js';
 import { Publisher } from '../../src/upload/publish.js';
 import { validateUpload } from '../../src/upload/validate.js';
 import { buildSdist, buildWheel, type BuiltDist } from '../fixtures/dists.js';
@@ -155,34 +157,39 @@ describe('refused uploads leave no blob', () => {
   });
 });
 
-/** A store where another writer (another process) takes the file name between the checks and the transaction. */
-class RacingMeta extends MetaStore {
-  competitor: ((input: PublishInput) => void) | null = null;
+/** An index where another writer (another process) takes the file name between the checks and the transaction. */
+type RacingIndex = IndexStore & { competitor: ((input: PublishInput) => void) | null };
 
-  override publishFile(input: PublishInput): PublishResult {
-    const competitor = this.competitor;
-    this.competitor = null;
+function racing(index: IndexStore): RacingIndex {
+  const racer: RacingIndex = Object.create(index);
+  racer.competitor = null;
+  racer.publishFile = (input: PublishInput): PublishResult => {
+    const competitor = racer.competitor;
+    racer.competitor = null;
     competitor?.(input);
-    return super.publishFile(input);
-  }
+    return index.publishFile(input);
+  };
+  return racer;
 }
 
 describe('publisher: when the final transaction still refuses', () => {
   let dir: string;
   let data: string;
-  let meta: RacingMeta;
+  let storage: Storage;
+  let meta: RacingIndex;
   let blobs: BlobStore;
   const alice: Identity = { user: 'alice', admin: false, tokenProjects: null, viaToken: false };
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'larder-publish-race-'));
     data = join(dir, 'data');
-    meta = new RacingMeta(data);
-    blobs = new BlobStore(data);
+    storage = openStorage(data);
+    meta = racing(storage.index);
+    blobs = storage.blobs;
     await blobs.init();
   });
   after(async () => {
-    await meta?.close();
+    await storage?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -222,7 +229,7 @@ describe('publisher: when the final transaction still refuses', () => {
       });
       assert.equal(result.outcome, 'created');
     };
-    const publisher = new Publisher(meta, blobs, null);
+    const publisher = new Publisher({ ...storage, index: meta }, null);
     await assert.rejects(publisher.publish(upload, alice), (err: unknown) => {
       assert.ok(err instanceof LarderError);
       assert.equal(err.status, 409);

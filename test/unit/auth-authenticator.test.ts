@@ -9,7 +9,9 @@ import { LoginLimiter } from '../../src/auth/login-limiter.js';
 import { PasswordHasher, type PasswordVerifier } from '../../src/auth/password-hasher.js';
 import { newToken } from '../../src/auth/tokens.js';
 import { LarderError } from '../../src/errors.js';
-import { MetaStore } from '../../src/store/meta-store.js';
+import type { IndexStore } from '../../src/store/index-store.js';
+import { openStorage } from '../../src/store/open-storage.js';
+import type { Storage } from '../../src/store/storage.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 
 const password = (user: string, pw: string) => ({ kind: 'password' as const, user, password: pw });
@@ -40,20 +42,22 @@ class CountingVerifier implements PasswordVerifier {
 
 describe('authenticator', () => {
   let dir: string;
-  let meta: MetaStore;
+  let storage: Storage;
+  let meta: IndexStore;
   let hasher: PasswordHasher;
   let aliceHash: string;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'larder-auth-'));
-    meta = new MetaStore(dir);
+    storage = openStorage(dir);
+    meta = storage.index;
     hasher = new PasswordHasher();
     aliceHash = await hasher.hash('alice-password');
     meta.putUser({ name: 'alice', passwordHash: aliceHash, admin: false, createdAt: new Date().toISOString() });
   });
   after(async () => {
     await hasher.close();
-    await meta.close();
+    await storage.close();
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -4,19 +4,18 @@
  * are never touched, nor is a blob a private record also names. Evicted files are fetched again on demand.
  */
 import type { Logger } from 'pino';
-import type { BlobStore } from '../../store/blob-store.js';
-import { written } from '../../store/lmdb-writes.js';
-import type { MetaStore, StoreKey } from '../../store/meta-store.js';
-import { privateBlobs, type CacheDbs } from './cache-records.js';
+import { privateBlobs } from '../../store/blob-references.js';
+import type { CachedFileId } from '../../store/cached-file-index.js';
+import type { Storage } from '../../store/storage.js';
+
+const sameFile = (a: CachedFileId, b: CachedFileId) => a.project === b.project && a.filename === b.filename && a.variant === b.variant;
 
 export class CacheBudget {
   private used: number | null = null;
   private evicting: Promise<void> | null = null;
 
   constructor(
-    private readonly meta: MetaStore,
-    private readonly blobs: BlobStore,
-    private readonly dbs: CacheDbs,
+    private readonly storage: Pick<Storage, 'index' | 'cachedFiles' | 'blobs'>,
     readonly maxBytes: number,
     private readonly logger: Logger,
     private readonly onEvicted: (files: number, bytes: number) => void = () => {},
@@ -24,39 +23,37 @@ export class CacheBudget {
 
   private total(): number {
     if (this.used === null) {
-      this.used = 0;
-      for (const { value } of this.dbs.files.getRange()) this.used += value.size;
+      this.used = this.storage.cachedFiles.totals().bytes;
     }
     return this.used;
   }
 
-  /** A verified file of `size` bytes was just recorded under `key`. */
-  added(key: StoreKey, size: number): Promise<void> {
+  /** A verified file of `size` bytes was just recorded as `id`. */
+  added(id: CachedFileId, size: number): Promise<void> {
     this.used = this.total() + size;
     if (this.used <= this.maxBytes) return Promise.resolve();
-    this.evicting ??= this.evict(key).finally(() => (this.evicting = null));
+    this.evicting ??= this.evict(id).finally(() => (this.evicting = null));
     return this.evicting;
   }
 
-  private async evict(keep: StoreKey): Promise<void> {
-    const keepId = JSON.stringify(keep);
-    const records = Array.from(this.dbs.files.getRange(), ({ key, value }) => ({ key, value }))
-      .filter((r) => JSON.stringify(r.key) !== keepId)
-      .sort((a, b) => a.value.lastAccess - b.value.lastAccess);
-    const protectedShas = privateBlobs(this.meta);
+  private async evict(keep: CachedFileId): Promise<void> {
+    const { index, cachedFiles, blobs } = this.storage;
+    const all = Array.from(cachedFiles.entries());
+    const records = all.filter((r) => !sameFile(r.id, keep)).sort((a, b) => a.record.lastAccess - b.record.lastAccess);
+    const protectedShas = privateBlobs(index);
     const stillNamed = new Map<string, number>();
-    for (const { value } of this.dbs.files.getRange()) stillNamed.set(value.sha256, (stillNamed.get(value.sha256) ?? 0) + 1);
+    for (const { record } of all) stillNamed.set(record.sha256, (stillNamed.get(record.sha256) ?? 0) + 1);
     let files = 0;
     let bytes = 0;
-    for (const { key, value } of records) {
+    for (const { id, record } of records) {
       if (this.total() <= this.maxBytes) break;
-      await written(this.dbs.files.remove(key));
-      this.used = this.total() - value.size;
-      const left = (stillNamed.get(value.sha256) ?? 1) - 1;
-      stillNamed.set(value.sha256, left);
-      if (left === 0 && !protectedShas.has(value.sha256)) await this.blobs.remove(value.sha256);
+      await cachedFiles.delete(id);
+      this.used = this.total() - record.size;
+      const left = (stillNamed.get(record.sha256) ?? 1) - 1;
+      stillNamed.set(record.sha256, left);
+      if (left === 0 && !protectedShas.has(record.sha256)) await blobs.remove(record.sha256);
       files += 1;
-      bytes += value.size;
+      bytes += record.size;
     }
     if (files > 0) {
       this.onEvicted(files, bytes);

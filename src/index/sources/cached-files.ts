@@ -4,21 +4,19 @@
  * for a file share one download. A file that cannot be kept (full disk) is still delivered.
  */
 import type { Readable } from 'node:stream';
-import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import { formatBytes } from '../../config/schema.js';
 import { LarderError, notFound } from '../../errors.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { DiskSpace } from '../../store/disk-space.js';
-import { written } from '../../store/lmdb-writes.js';
-import type { StoreKey } from '../../store/meta-store.js';
+import type { CachedFileId, CachedFileIndex } from '../../store/cached-file-index.js';
+import type { CachedFileRecord } from '../../store/records.js';
 import { UpstreamError } from '../../upstream/client.js';
 import { contentTypeFor } from '../../model/filenames.js';
 import type { FileBody, FileEntry, FileVariant, ProjectPage, SourceTrace } from '../../model/documents.js';
 import type { ProjectName } from '../../model/names.js';
 import type { CacheEvents } from './cache-events.js';
-import type { CachedFileRecord } from './cache-records.js';
 import { strongestHash, VerificationError } from './download-verifier.js';
 import { FileDownload } from './file-download.js';
 import type { UpstreamSource } from './upstream-source.js';
@@ -36,7 +34,7 @@ export interface CachedFilesOptions {
   space: DiskSpace;
   clock: Clock;
   /** Keeps cached files under a size bound, when one is configured. */
-  budget?: { added(key: StoreKey, size: number): Promise<void> };
+  budget?: { added(id: CachedFileId, size: number): Promise<void> };
 }
 
 interface Target {
@@ -53,7 +51,7 @@ export class CachedFiles {
 
   constructor(
     private readonly upstream: UpstreamSource,
-    private readonly files: Database<CachedFileRecord, StoreKey>,
+    private readonly files: CachedFileIndex,
     private readonly blobs: BlobStore,
     private readonly options: CachedFilesOptions,
     private readonly logger: Logger,
@@ -62,14 +60,14 @@ export class CachedFiles {
   ) {}
 
   async openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
-    const key = [name, filename, variant];
+    const id: CachedFileId = { project: name, filename, variant };
     const kind = variant === 'metadata' ? 'metadata' : 'file';
     const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
-    const record = this.files.get(key);
+    const record = this.files.get(id);
     if (record && this.blobs.hasSync(record.sha256)) {
       if (trace) trace.cache = 'hit';
       this.events.cacheResult?.(kind, 'hit');
-      this.touch(key, record);
+      this.touch(id, record);
       return { kind: 'disk', path: this.blobs.pathFor(record.sha256), size: record.size, etag: `"${record.sha256}"`, contentType };
     }
     if (this.options.offline) throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
@@ -88,7 +86,7 @@ export class CachedFiles {
       contentType,
       open: async () => {
         try {
-          return await this.follow(key, filename, target);
+          return await this.follow(id, target);
         } catch (err) {
           throw this.downloadError(filename, err);
         }
@@ -96,11 +94,11 @@ export class CachedFiles {
     };
   }
 
-  private touch(key: StoreKey, record: CachedFileRecord): void {
+  private touch(id: CachedFileId, record: CachedFileRecord): void {
     const now = this.options.clock.now();
     if (now - record.lastAccess <= ACCESS_RESOLUTION_MS) return;
     // Recency only orders evictions: losing one such write costs nothing, so it is not waited for.
-    written(this.files.put(key, { ...record, lastAccess: now })).catch((err: Error) => this.events.storeFailed?.('file access time', err));
+    this.files.touch(id, record, now).catch((err: Error) => this.events.storeFailed?.('file access time', err));
   }
 
   private target(file: FileEntry, variant: FileVariant): Target | null {
@@ -115,20 +113,20 @@ export class CachedFiles {
   }
 
   /** Joins the download under way for this file when it can take another client, else starts one. */
-  private async follow(key: (string | number)[], filename: string, target: Target): Promise<{ stream: Readable; size: number | null }> {
-    const id = key.join('\u0000');
-    for (let current = this.downloads.get(id); current; ) {
+  private async follow(id: CachedFileId, target: Target): Promise<{ stream: Readable; size: number | null }> {
+    const label = `${id.project}\u0000${id.filename}\u0000${id.variant}`;
+    for (let current = this.downloads.get(label); current; ) {
       // A start that failed fails everyone who waited for it, with the same answer.
       const joined = await current;
       if (joined.joinable) return { stream: await joined.follow(), size: joined.knownSize };
-      const now = this.downloads.get(id);
+      const now = this.downloads.get(label);
       current = now === current ? undefined : now;
     }
-    const starting = this.start(key, filename, target);
+    const starting = this.start(id, target);
     const download = starting.then((s) => s.download);
-    this.downloads.set(id, download);
+    this.downloads.set(label, download);
     const forget = () => {
-      if (this.downloads.get(id) === download) this.downloads.delete(id);
+      if (this.downloads.get(label) === download) this.downloads.delete(label);
     };
     download.then((d) => (d.joinable ? d.whenClosed(forget) : forget()), forget);
     const ended = download.then((d) => d.finished).then(
@@ -142,7 +140,8 @@ export class CachedFiles {
   }
 
   /** Starts a download and its first client (at once, so that no byte arrives before someone takes it). */
-  private async start(key: (string | number)[], filename: string, target: Target): Promise<{ download: FileDownload; first: Promise<Readable> }> {
+  private async start(id: CachedFileId, target: Target): Promise<{ download: FileDownload; first: Promise<Readable> }> {
+    const { filename } = id;
     const abort = new AbortController();
     const res = await this.upstream.download(target.url, abort.signal);
     if (res.status === 404 || res.status === 410) {
@@ -172,13 +171,13 @@ export class CachedFiles {
         this.events.bytesFetched?.(size);
         const now = this.options.clock.now();
         try {
-          await written(this.files.put(key, { sha256, size, fetchedAt: now, lastAccess: now }));
+          await this.files.put(id, { sha256, size, fetchedAt: now, lastAccess: now });
         } catch (err) {
           // The blob stays an orphan (collected by gc); the client still gets the verified file.
           this.events.storeFailed?.(`record of ${filename}`, err as Error);
           return;
         }
-        await this.options.budget?.added(key, size).catch((err: Error) => this.events.storeFailed?.('cache eviction', err));
+        await this.options.budget?.added(id, size).catch((err: Error) => this.events.storeFailed?.('cache eviction', err));
       },
       onNotKept: (reason) => {
         space.forget();
@@ -204,13 +203,7 @@ export class CachedFiles {
 
   /** Bytes and files of cached upstream content (files, `.metadata`, `.asc`) recorded in the store. */
   totals(): { bytes: number; files: number } {
-    let bytes = 0;
-    let files = 0;
-    for (const { value } of this.files.getRange()) {
-      bytes += value.size;
-      files += 1;
-    }
-    return { bytes, files };
+    return this.files.totals();
   }
 
   private downloadError(filename: string, err: unknown): LarderError {

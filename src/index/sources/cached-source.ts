@@ -10,7 +10,9 @@ import type { Clock } from '../../clock.js';
 import { LarderError } from '../../errors.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { DiskSpace } from '../../store/disk-space.js';
-import type { MetaStore, StoreKey } from '../../store/meta-store.js';
+import type { CachedFileId } from '../../store/cached-file-index.js';
+import type { Storage } from '../../store/storage.js';
+import type { CachedDocumentId } from '../../store/upstream-document-store.js';
 import { parseCoreMetadata, releasesFromPage } from '../../upstream/json-api-from-simple.js';
 import { isPlaceholderMetadata } from '../../upstream/parse-json-api.js';
 import type {
@@ -27,9 +29,8 @@ import type { ProjectName } from '../../model/names.js';
 import type { IndexSource } from '../source.js';
 import { findRelease, latestRelease } from '../../model/release-choice.js';
 import type { CacheEvents } from './cache-events.js';
-import { openCacheDbs, type CacheDbs } from './cache-records.js';
 import { CachedFiles, MAX_METADATA_BYTES } from './cached-files.js';
-import { DocumentCache, type DocKey } from './document-cache.js';
+import { DocumentCache } from './document-cache.js';
 import { RootList } from './root-list.js';
 import type { Fetched, UpstreamSource, Validators } from './upstream-source.js';
 
@@ -46,9 +47,8 @@ export interface CachedSourceOptions {
   cacheDir: string;
   clock: Clock;
   space: DiskSpace;
-  dbs?: CacheDbs;
   /** Keeps cached files under a size bound, when one is configured. */
-  budget?: { added(key: StoreKey, size: number): Promise<void> };
+  budget?: { added(id: CachedFileId, size: number): Promise<void> };
 }
 
 export class CachedSource implements IndexSource {
@@ -57,17 +57,17 @@ export class CachedSource implements IndexSource {
   private readonly built = new WeakMap<ProjectPage, Promise<ProjectReleases>>();
   private readonly perVersion = new WeakMap<ProjectReleases, Map<string, Promise<ProjectReleases>>>();
   private readonly root: RootList;
-  private readonly docs: CacheDbs['docs'];
+  private readonly docs: Storage['documents'];
 
   constructor(
     private readonly upstream: UpstreamSource,
-    meta: MetaStore,
+    stores: Pick<Storage, 'documents' | 'cachedFiles'>,
     blobs: BlobStore,
     private readonly options: CachedSourceOptions,
     private readonly logger: Logger,
     events: CacheEvents = {},
   ) {
-    const { docs, files } = options.dbs ?? openCacheDbs(meta);
+    const { documents: docs, cachedFiles: files } = stores;
     this.docs = docs;
     const { clock, space, offline } = options;
     this.documents = new DocumentCache(
@@ -87,13 +87,13 @@ export class CachedSource implements IndexSource {
       space,
       logger,
       cachedNames: () => this.cachedProjectNames(),
-      cachedCount: () => docs.getCount({ start: ['page'], end: ['page\u0000'] }),
+      cachedCount: () => docs.pageCount(),
     });
   }
 
   private *cachedProjectNames(): Iterable<string> {
-    for (const { value } of this.docs.getRange({ start: ['page'], end: ['page\u0000'] })) {
-      const page = value.value as ProjectPage | null;
+    for (const { entry } of this.docs.pages()) {
+      const page = entry.value as ProjectPage | null;
       if (page) yield page.displayName;
     }
   }
@@ -112,7 +112,7 @@ export class CachedSource implements IndexSource {
 
   /** Does the upstream have this project? (decision 8's new-name rule). Offline: as far as the cache knows. */
   async exists(name: ProjectName): Promise<boolean> {
-    if (this.options.offline) return Boolean(this.documents.entry<ProjectPage>(['page', name])?.value);
+    if (this.options.offline) return Boolean(this.documents.entry<ProjectPage>({ kind: 'page', project: name })?.value);
     try {
       return (await this.getProject(name)) !== null;
     } catch (err) {
@@ -125,22 +125,22 @@ export class CachedSource implements IndexSource {
   }
 
   knownSerial(name: ProjectName): number {
-    return this.documents.entry<ProjectPage>(['page', name])?.value?.serial ?? 0;
+    return this.documents.entry<ProjectPage>({ kind: 'page', project: name })?.value?.serial ?? 0;
   }
 
   private cachedDocument<T>(
-    key: DocKey,
+    id: CachedDocumentId,
     what: string,
     fetch: (validators: Validators | undefined) => Promise<Fetched<T>>,
     merge: (fresh: T, old: T | null) => T,
     trace: SourceTrace | undefined,
   ): Promise<T | null> {
-    return this.documents.get({ key, what, fetch, merge, trace });
+    return this.documents.get({ id, what, fetch, merge, trace });
   }
 
   async getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
     return this.cachedDocument<ProjectPage>(
-      ['page', name],
+      { kind: 'page', project: name },
       `project ${name}`,
       (v) => this.upstream.fetchProject(name, v),
       (page, old) => (old && old.serial > page.serial ? { ...page, serial: old.serial } : page),
@@ -156,7 +156,7 @@ export class CachedSource implements IndexSource {
   private async projectReleases(name: ProjectName, trace?: SourceTrace): Promise<ProjectReleases | null> {
     if (this.upstream.jsonApiUrl) {
       const doc = await this.cachedDocument<ProjectReleases>(
-        ['releases', name],
+        { kind: 'releases', project: name },
         `the JSON API document of ${name}`,
         (v) => this.upstream.fetchReleases(name, v),
         (fresh, old) => (old && old.serial > fresh.serial ? { ...fresh, serial: old.serial } : fresh),
@@ -204,7 +204,7 @@ export class CachedSource implements IndexSource {
   private async releaseMetadata(name: ProjectName, release: Release): Promise<ReleaseMetadata | null> {
     if (this.upstream.jsonApiUrl) {
       const answer = await this.cachedDocument<ReleaseMetadata>(
-        ['release', name, release.version],
+        { kind: 'release', project: name, version: release.version },
         `the JSON API document of ${name} ${release.version}`,
         async (v) => {
           const fetched = await this.upstream.fetchRelease(name, release.version, v);

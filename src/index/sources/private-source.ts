@@ -1,7 +1,7 @@
 /** The `private` index source: projects uploaded to this larder, from LMDB records and the blob store. */
 import { LRUCache } from 'lru-cache';
 import type { BlobStore } from '../../store/blob-store.js';
-import type { MetaStore } from '../../store/meta-store.js';
+import type { IndexStore } from '../../store/index-store.js';
 import type { FileRecord, ProjectRecord, ReleaseRecord } from '../../store/records.js';
 import { contentTypeFor } from '../../model/filenames.js';
 import type {
@@ -23,7 +23,7 @@ export class PrivateSource implements IndexSource {
   private readonly pages = new LRUCache<string, ProjectPage>({ max: 2000 });
 
   constructor(
-    private readonly meta: MetaStore,
+    private readonly meta: IndexStore,
     private readonly blobs: BlobStore,
   ) {}
 

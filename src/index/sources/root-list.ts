@@ -6,25 +6,16 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import { diskFullError, type DiskSpace } from '../../store/disk-space.js';
-import { written } from '../../store/lmdb-writes.js';
-import type { StoreKey } from '../../store/meta-store.js';
+import type { RootListRecord } from '../../store/records.js';
+import type { UpstreamDocumentStore } from '../../store/upstream-document-store.js';
 import type { ProjectListBatch, ProjectListEntry } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
 import { atMost } from './at-most.js';
-import type { UpstreamSource, Validators } from './upstream-source.js';
+import type { UpstreamSource } from './upstream-source.js';
 
-interface RootRecord {
-  fetchedAt: number;
-  validators: Validators;
-  serial: number;
-  count: number;
-}
-
-const ROOT_KEY = ['root'];
 /** The list is written in batches of about this size; the disk's reserve is checked before each. */
 const BATCH_CHARS = 1 << 20;
 
@@ -48,14 +39,14 @@ export class RootList {
 
   constructor(
     private readonly upstream: UpstreamSource,
-    private readonly db: Database<unknown, StoreKey>,
+    private readonly docs: UpstreamDocumentStore,
     private readonly options: RootListOptions,
   ) {
     this.path = join(options.cacheDir, 'upstream-root.txt');
   }
 
-  private record(): RootRecord | undefined {
-    return this.db.get(ROOT_KEY) as RootRecord | undefined;
+  private record(): RootListRecord | undefined {
+    return this.docs.getRootList();
   }
 
   private async haveFile(): Promise<boolean> {
@@ -88,11 +79,11 @@ export class RootList {
     return this.record()?.serial ?? 0;
   }
 
-  private async refresh(previous: RootRecord | undefined): Promise<void> {
+  private async refresh(previous: RootListRecord | undefined): Promise<void> {
     const answer = await this.upstream.fetchRoot(previous?.validators);
     const { clock, space } = this.options;
     if (answer.status === 'not-modified') {
-      await written(this.db.put(ROOT_KEY, { ...previous!, fetchedAt: clock.now() }));
+      await this.docs.putRootList({ ...previous!, fetchedAt: clock.now() });
       return;
     }
     await mkdir(join(this.path, '..'), { recursive: true });
@@ -123,12 +114,12 @@ export class RootList {
     }
     await handle.close();
     await rename(tmp, this.path);
-    await written(this.db.put(ROOT_KEY, {
+    await this.docs.putRootList({
       fetchedAt: clock.now(),
       validators: answer.validators,
       serial: Math.max(answer.serial ?? 0, maxSerial, previous?.serial ?? 0),
       count,
-    } satisfies RootRecord));
+    });
   }
 
   /** Appends to the list being written, unless that would eat into the disk's reserve. */

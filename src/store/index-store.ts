@@ -1,0 +1,104 @@
+/**
+ * The private index: projects, releases, files, removed (reserved) file names, users, tokens, roles (inside
+ * project records), allowed names, the global serial and the changelog. Every change is one transaction
+ * that also takes the next serial and appends a changelog entry, so a crash leaves all of a change or none.
+ */
+import type {
+  AllowedName,
+  ChangelogEntry,
+  DeletedFilename,
+  FileRecord,
+  ProjectRecord,
+  ReleaseRecord,
+  TokenRecord,
+  UserRecord,
+} from './records.js';
+
+export type PublishResult =
+  | { outcome: 'created'; serial: number; newProject: boolean }
+  | { outcome: 'identical'; serial: number }
+  | { outcome: 'conflict'; existing: FileRecord }
+  | { outcome: 'reused-filename' };
+
+export interface PublishInput {
+  project: { name: string; displayName: string; serialBase?: number };
+  release: { version: string; metadata: Record<string, unknown> };
+  file: FileRecord;
+  user: string | null;
+}
+
+/** Point reads and listings. */
+export interface IndexReads {
+  lastSerial(): number;
+  getProject(name: string): ProjectRecord | undefined;
+  listProjects(): Iterable<ProjectRecord>;
+  projectCount(): number;
+  getReleases(project: string): ReleaseRecord[];
+  getRelease(project: string, version: string): ReleaseRecord | undefined;
+  getFiles(project: string): FileRecord[];
+  getFile(project: string, filename: string): FileRecord | undefined;
+  /** Was a file of this name removed from the project? Removed file names stay reserved. */
+  isFilenameDeleted(project: string, filename: string): boolean;
+  /** Every file of every project, for statistics and garbage collection. */
+  allFiles(): Iterable<FileRecord>;
+  changesSince(serial: number): ChangelogEntry[];
+  getUser(name: string): UserRecord | undefined;
+  listUsers(): UserRecord[];
+  getTokenByHash(hash: string): TokenRecord | undefined;
+  /** Every token, or those of `user`. */
+  listTokens(user?: string): TokenRecord[];
+  isNameAllowed(name: string): boolean;
+}
+
+/** Every record of one consistent snapshot (for `larder export`); blocks no writer. */
+export interface IndexSnapshot {
+  projects(): Iterable<ProjectRecord>;
+  releases(): Iterable<ReleaseRecord>;
+  files(): Iterable<FileRecord>;
+  deletedFilenames(): Iterable<DeletedFilename>;
+  allowedNames(): Iterable<AllowedName>;
+  users(): Iterable<UserRecord>;
+  tokens(): Iterable<TokenRecord>;
+  changelog(): Iterable<ChangelogEntry>;
+}
+
+/** Inside one import transaction: reads see the writes made so far. */
+export interface IndexImport extends IndexReads {
+  /** Adds a project (serial reset to larder's own) under a new 'create project' change. */
+  addProject(record: ProjectRecord): void;
+  addRelease(record: ReleaseRecord): void;
+  /** Adds a file under a new 'add file' change. */
+  addFile(record: FileRecord): void;
+  reserveFilename(record: DeletedFilename): void;
+  putAllowedName(record: AllowedName): void;
+  putUser(user: UserRecord): void;
+  putToken(token: TokenRecord): void;
+}
+
+export interface IndexStore extends IndexReads {
+  /**
+   * Records an uploaded file whose blob is already durable. Creates the project and release when new.
+   * Same filename + same hashes → identical (nothing written); same filename, other bytes, or a
+   * filename once removed → refused.
+   */
+  publishFile(input: PublishInput): PublishResult;
+  /** The change's serial, or null when there is no such release. */
+  setYanked(project: string, version: string, yanked: boolean, reason: string | null, user: string | null): number | null;
+  /**
+   * Removes a file, a release (all its files) or a whole project. Removed filenames stay reserved.
+   * Returns the removed files (their blobs may now be orphans), or null when nothing matched.
+   */
+  remove(project: string, version: string | null, filename: string | null, user: string | null): FileRecord[] | null;
+  /** False when there is no such project. */
+  addMaintainer(project: string, user: string, by: string | null): boolean;
+  putUser(user: UserRecord): void;
+  /** Removes the user, their tokens and their roles in every project, so that a new user of that name inherits nothing. */
+  removeUser(name: string): boolean;
+  putToken(token: TokenRecord): void;
+  removeToken(id: string): boolean;
+  allowName(name: string, by: string | null): void;
+  /** Runs the synchronous `fn` against one consistent snapshot of every record. */
+  readSnapshot<T>(fn: (snapshot: IndexSnapshot) => T): T;
+  /** Runs `fn` as one transaction: all of its writes or none. */
+  importRecords<T>(fn: (target: IndexImport) => T): T;
+}

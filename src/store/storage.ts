@@ -1,0 +1,16 @@
+/** Everything larder keeps for one data directory, behind the storage interfaces. */
+import type { BlobStore } from './blob-store.js';
+import type { CachedFileIndex } from './cached-file-index.js';
+import type { IndexStore } from './index-store.js';
+import type { UpstreamDocumentStore } from './upstream-document-store.js';
+
+export interface Storage {
+  /** The private index. */
+  index: IndexStore;
+  /** Cached upstream pages and JSON documents. */
+  documents: UpstreamDocumentStore;
+  /** Records of the verified upstream files in `blobs`. */
+  cachedFiles: CachedFileIndex;
+  blobs: BlobStore;
+  close(): Promise<void>;
+}
