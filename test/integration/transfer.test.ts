@@ -113,7 +113,7 @@ async function dataState(data: string): Promise<{ blobs: string[]; records: Reco
   const storage = openStorage(data);
   try {
     const records: Record<string, string[]> = {};
-    for (const kind of RECORD_KINDS) records[kind] = Array.from(storedRecords(storage, kind), (record) => JSON.stringify(record));
+    for (const kind of RECORD_KINDS) records[kind] = Array.from(storedRecords(storage, kind), ([name, value]) => JSON.stringify([JSON.parse(name), value]));
     let tmp: string[] = [];
     try {
       tmp = readdirSync(join(data, 'tmp'));
