@@ -11,6 +11,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { checkProjectName } from '../index/client-names.js';
+import type { IndexSnapshot } from '../store/index-store.js';
 import type { Storage } from '../store/storage.js';
 import { LARDER_VERSION } from '../version.js';
 import {
@@ -72,7 +73,7 @@ interface Snapshot {
 }
 
 /** The records of one database, read from the storage interfaces. */
-function* linesOf(db: DbName, storage: ExportParams['storage'], view: Parameters<Parameters<Storage['index']['readSnapshot']>[0]>[0]): Iterable<ArchiveLine> {
+function* linesOf(db: DbName, storage: ExportParams['storage'], view: IndexSnapshot): Iterable<ArchiveLine> {
   switch (db) {
     case 'projects':
       for (const r of view.projects()) yield projectLine(r);

@@ -4,18 +4,10 @@
  * references it, and no one has committed the same bytes since (a commit of an existing blob renews its
  * mtime, as garbage collection expects).
  */
+import { referencedBlobs } from '../store/blob-references.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { CachedFileIndex } from '../store/cached-file-index.js';
 import type { IndexReads } from '../store/index-store.js';
-
-/** Does any private file record (file, `.metadata`, `.asc`) or cached upstream file reference the blob? */
-function referenced(index: IndexReads, cachedFiles: CachedFileIndex, sha256: string): boolean {
-  for (const f of index.allFiles()) {
-    if (f.sha256 === sha256 || f.metadataSha256 === sha256 || f.signatureSha256 === sha256) return true;
-  }
-  for (const { record } of cachedFiles.entries()) if (record.sha256 === sha256) return true;
-  return false;
-}
 
 export class UploadBlobs {
   /** Blobs that did not exist before this upload committed them, with their mtime right after. */
@@ -39,13 +31,17 @@ export class UploadBlobs {
   private async track(sha256: string, commit: () => Promise<string>): Promise<void> {
     const existed = await this.blobs.has(sha256);
     await commit();
-    if (!existed) this.added.push({ sha256, mtimeMs: (await this.blobs.modifiedAt(sha256))! });
+    const mtimeMs = existed ? null : await this.blobs.modifiedAt(sha256);
+    if (mtimeMs !== null) this.added.push({ sha256, mtimeMs });
   }
 
   /** Removes the blobs this upload added that nothing references. Call it only once the upload has failed. */
   async takeBack(): Promise<void> {
-    for (const { sha256, mtimeMs } of this.added.splice(0)) {
-      if (referenced(this.index, this.cachedFiles, sha256)) continue;
+    const added = this.added.splice(0);
+    if (added.length === 0) return;
+    const referenced = referencedBlobs(this.index, this.cachedFiles);
+    for (const { sha256, mtimeMs } of added) {
+      if (referenced.has(sha256)) continue;
       if ((await this.blobs.modifiedAt(sha256)) === mtimeMs) await this.blobs.remove(sha256);
     }
   }
