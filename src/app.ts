@@ -136,7 +136,6 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       },
       logger,
       {
-        cacheResult: (kind, state) => metrics.cacheResult(kind, state),
         hashMismatch: () => metrics.hashMismatches.inc(),
         bytesFetched: (n) => metrics.upstreamFetchedBytes.inc(n),
         diskFull: (what, item, err) => storage.diskFull(what, item, err),

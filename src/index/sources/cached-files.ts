@@ -68,7 +68,6 @@ export class CachedFiles {
     const record = this.files.get(key);
     if (record && this.blobs.hasSync(record.sha256)) {
       if (trace) trace.cache = 'hit';
-      this.events.cacheResult?.(kind, 'hit');
       this.touch(key, record);
       return { kind: 'disk', path: this.blobs.pathFor(record.sha256), size: record.size, etag: `"${record.sha256}"`, contentType };
     }
@@ -80,7 +79,6 @@ export class CachedFiles {
       throw new LarderError(502, 'upstream_too_large', `The upstream lists ${filename} at ${formatBytes(target.expected.size)}, more than LARDER_MAX_FILE_SIZE (${formatBytes(target.maxBytes)}); larder does not fetch it.`);
     }
     if (trace) trace.cache = 'miss';
-    this.events.cacheResult?.(kind, 'miss');
     return {
       kind: 'stream',
       size: target.expected.size,
