@@ -22,8 +22,9 @@
  * `requires_dist` is a list or null, `yanked_reason` is null rather than "", file dicts carry `core-metadata`
  * (false or a hash dict), and `ownership` appears when the source knows it.
  *
- * Unknown values the model allows but the interface types as non-null: `size` 0, a missing digest "";
- * an unknown upload time is null in both `upload_time` fields rather than an invented time.
+ * What larder cannot know (an upstream that gives no JSON API and no size or digest on its pages, a file
+ * not yet cached) is null: `size`, a digest in `digests`, `md5_digest`, both `upload_time` fields — never
+ * a made-up 0 or "" (pypi.org never sends an empty digest). docs/json-api.md lists what is filled from where.
  */
 import type { ProjectReleases, Release, ReleaseFile } from '../model/documents.js';
 import { compareCodePoints, toWireJson } from './json-wire.js';
@@ -113,11 +114,11 @@ function filesJson(doc: ProjectReleases, release: Release, base: string): unknow
 
 function fileJson(doc: ProjectReleases, release: Release, file: ReleaseFile, base: string): Record<string, unknown> {
   const yanked = release.yanked || file.yanked;
-  const md5 = file.hashes.md5 ?? '';
+  const md5 = file.hashes.md5 ?? null;
   return {
     comment_text: file.comment ?? '',
     'core-metadata': coreMetadata(file),
-    digests: { blake2b_256: file.hashes.blake2b_256 ?? '', md5, sha256: file.hashes.sha256 ?? '' },
+    digests: { blake2b_256: file.hashes.blake2b_256 ?? null, md5, sha256: file.hashes.sha256 ?? null },
     downloads: -1,
     filename: file.filename,
     has_sig: file.hasSig,
@@ -125,7 +126,7 @@ function fileJson(doc: ProjectReleases, release: Release, file: ReleaseFile, bas
     packagetype: file.packagetype,
     python_version: file.pythonVersion,
     requires_python: file.requiresPython || null,
-    size: file.size ?? 0,
+    size: file.size ?? null,
     upload_time: naiveUploadTime(file.uploadTime),
     upload_time_iso_8601: isoUploadTime(file.uploadTime),
     url: fileUrl(base, doc.name, file.filename),

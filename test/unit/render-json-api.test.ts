@@ -273,9 +273,10 @@ test('C39: file dicts carry digests, both upload times, yanked state, packagetyp
     yanked: true,
     yanked_reason: 'bad',
   });
-  // Unknowns: digests "" (strings per service-interface), size 0, upload times null.
-  assert.deepEqual(whl.digests, { blake2b_256: '', md5: '', sha256: 'a'.repeat(64) });
-  assert.equal(whl.size, 0);
+  // What larder cannot know is null, never a made-up 0 or "" (pypi.org never sends an empty digest).
+  assert.deepEqual(whl.digests, { blake2b_256: null, md5: null, sha256: 'a'.repeat(64) });
+  assert.equal(whl.md5_digest, null);
+  assert.equal(whl.size, null);
   assert.equal(whl.upload_time, null);
   assert.equal(whl.upload_time_iso_8601, null);
   assert.equal(whl.requires_python, '>=3.10');

@@ -278,3 +278,13 @@ test('root chunks: head, anchors in batches of 1000, tail; valid with no project
   assert.equal(cheerio.load(empty)('a').length, 0);
   assert.ok(empty.endsWith('</html>\n'));
 });
+
+test('a page with a file of unknown size advertises the same api-version in HTML as in JSON (1.0)', async () => {
+  const { renderProjectJson } = await import('../../src/render/simple-json.js');
+  for (const files of [[file('demo_pkg-1.0.tar.gz', { size: null }), file('demo_pkg-2.0.tar.gz')], [file('demo_pkg-2.0.tar.gz')]]) {
+    const html = cheerio.load(renderProjectHtml(page(files), BASE));
+    const json = JSON.parse(renderProjectJson(page(files), BASE)) as { meta: { 'api-version': string } };
+    assert.equal(html('meta[name="pypi:repository-version"]').attr('content'), json.meta['api-version']);
+  }
+  assert.equal(cheerio.load(renderProjectHtml(page([file('demo_pkg-1.0.tar.gz', { size: null })]), BASE))('meta[name="pypi:repository-version"]').attr('content'), '1.0');
+});
