@@ -28,10 +28,16 @@ import { registerUploadRoutes } from './http/routes/upload.js';
 import { ProjectAdmin } from './index/project-admin.js';
 import { CacheBudget } from './index/sources/cache-budget.js';
 import { openCacheDbs } from './index/sources/cache-records.js';
+import type { CachedFiles } from './index/sources/cached-files.js';
 import { CachedSource } from './index/sources/cached-source.js';
+import { coreMetadataFile } from './index/sources/core-metadata-file.js';
+import { JsonApiFromPages } from './index/sources/json-api-from-pages.js';
 import { OverlaySource } from './index/sources/overlay-source.js';
 import { PrivateSource } from './index/sources/private-source.js';
+import { ReleaseMetadataFiller } from './index/sources/release-metadata.js';
 import { UpstreamSource } from './index/sources/upstream-source.js';
+import type { IndexSource } from './index/source.js';
+import { UpstreamNameCheck } from './index/upstream-names.js';
 import { createLogger } from './logger.js';
 import { StorageReporter } from './metrics/storage-reporter.js';
 import { Metrics } from './metrics/metrics.js';
@@ -81,7 +87,10 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   await prepareDataDir(config, blobs);
   const meta = new MetaStore(config.data);
 
-  let cached: CachedSource | null = null;
+  let cachedFiles: CachedFiles | null = null;
+  /** The upstream as the overlay sees it: the cache, with JSON API documents completed. */
+  let upstreamSource: IndexSource | null = null;
+  let upstreamNames: UpstreamNameCheck | null = null;
   const metrics = new Metrics(() => {
     let bytes = 0;
     let files = 0;
@@ -89,7 +98,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       bytes += f.size;
       files += 1;
     }
-    return { private: { bytes, files }, cached: cached?.totals() ?? { bytes: 0, files: 0 } };
+    return { private: { bytes, files }, cached: cachedFiles?.totals() ?? { bytes: 0, files: 0 } };
   });
 
   const privateSource = new PrivateSource(meta, blobs);
@@ -117,7 +126,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       deadline: config.upstreamDeadline,
       rootDeadline: Math.max(ROOT_DEADLINE_MIN, config.upstreamDeadline),
     });
-    cached = new CachedSource(
+    const cache = new CachedSource(
       upstream,
       meta,
       blobs,
@@ -142,9 +151,16 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
         storeFailed: (what, err) => storage.failed(what, err),
       },
     );
+    cachedFiles = cache.files;
+    const metadataFile = coreMetadataFile(cache, logger);
+    upstreamSource = new ReleaseMetadataFiller(new JsonApiFromPages(cache, metadataFile), [
+      (name, release) => cache.getReleaseMetadata(name, release.version),
+      metadataFile,
+    ]);
+    upstreamNames = new UpstreamNameCheck(cache, config.offline);
   }
   const passwords = new PasswordHasher();
-  const source = new OverlaySource(privateSource, cached, { mergeAllowList: new Set(config.mergeAllowList) });
+  const source = new OverlaySource(privateSource, upstreamSource, { mergeAllowList: new Set(config.mergeAllowList) });
   const deps: HttpDeps = {
     config,
     clock,
@@ -154,7 +170,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     blobs,
     space,
     authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock)),
-    publisher: new Publisher(meta, blobs, cached, new Set(config.mergeAllowList)),
+    publisher: new Publisher(meta, blobs, upstreamNames, new Set(config.mergeAllowList)),
     logger,
     metrics,
     rendered: new RenderedCache(config.memoryCacheSize),
@@ -197,7 +213,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       const s = server;
       const closed = new Promise<void>((resolve) => s.close(() => resolve()));
       s.closeIdleConnections();
-      const downloads = cached ? cached.drain() : Promise.resolve();
+      const downloads = cachedFiles ? cachedFiles.drain() : Promise.resolve();
       let downloadsDone = false;
       void downloads.then(() => (downloadsDone = true));
       while ((inflight > 0 || !downloadsDone) && Date.now() < deadline) {
