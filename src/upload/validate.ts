@@ -47,7 +47,8 @@ export function validateUpload(raw: RawUpload): ValidatedUpload {
   checkFilenameCharacters(filename);
   checkFilenameSegment(filename);
   checkExtension(filename, filetype);
-  if (content.contentType === null || /^image\//i.test(content.contentType)) {
+  // A part without a Content-Type is taken (flit sends none; PyPI reads it as text/plain).
+  if (content.contentType !== null && /^image\//i.test(content.contentType)) {
     throw bad('invalid_distribution', 'Invalid distribution file.');
   }
   checkDigestsMatch(form, content);
