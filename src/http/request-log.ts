@@ -1,4 +1,7 @@
-/** One log line and one metrics sample per request: method, path, status, duration, cache state, bytes. */
+/**
+ * One log line and one metrics sample per request: method, path, status, the error code of a refused
+ * request (set by the error middleware), duration, cache state, bytes.
+ */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics.js';
@@ -21,6 +24,7 @@ export function requestLog(logger: Logger, metrics: Metrics) {
         method: ctx.method,
         path: ctx.path,
         status,
+        code: typeof ctx.state.errorCode === 'string' ? ctx.state.errorCode : undefined,
         ms: Math.round(seconds * 10_000) / 10,
         cache: ctx.response.get('X-Larder-Cache') || undefined,
         bytes: Number(ctx.response.get('Content-Length')) || undefined,

@@ -4,12 +4,12 @@ import { LarderError } from '../errors.js';
 /** Refuses anything but `multipart/form-data` before a byte of the body is read. */
 export function assertMultipartFormData(contentType: string | undefined): void {
   if (!contentType || !contentType.trim()) {
-    throw new LarderError(400, 'missing_content_type', 'Missing Content-Type. Upload with multipart/form-data.');
+    throw new LarderError('missing_content_type', 'Missing Content-Type. Upload with multipart/form-data.');
   }
   const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
   if (mediaType !== 'multipart/form-data') {
     const shown = mediaType.replace(/[^\x20-\x7e]/g, '?').slice(0, 100);
-    throw new LarderError(415, 'unsupported_media_type', `Unsupported Content-Type '${shown}'. Upload with multipart/form-data.`);
+    throw new LarderError('unsupported_media_type', `Unsupported Content-Type '${shown}'. Upload with multipart/form-data.`);
   }
 }
 

@@ -68,12 +68,12 @@ export async function receiveUpload(req: IncomingMessage, opts: ReceiveOptions):
   const parser = new (busboy().Dicer)({ boundary });
 
   const collectField = (name: string, part: Readable): void => {
-    if (++fieldCount > maxFields) return fail(new LarderError(413, 'too_many_fields', `Too many form fields. Limit is ${maxFields}.`));
+    if (++fieldCount > maxFields) return fail(new LarderError('too_many_fields', `Too many form fields. Limit is ${maxFields}.`));
     const chunks: Buffer[] = [];
     part.on('data', (chunk: Buffer) => {
       fieldsSize += chunk.length;
       if (fieldsSize > maxFieldsSize) {
-        fail(new LarderError(413, 'fields_too_large', `Form fields too large. Limit is ${formatSize(maxFieldsSize)}.`));
+        fail(new LarderError('fields_too_large', `Form fields too large. Limit is ${formatSize(maxFieldsSize)}.`));
       } else chunks.push(chunk);
     });
     part.on('end', () => {
@@ -83,9 +83,9 @@ export async function receiveUpload(req: IncomingMessage, opts: ReceiveOptions):
 
   const receiveFile = (info: PartInfo, part: Readable): void => {
     const limits = Object.hasOwn(fileLimits, info.field) ? fileLimits[info.field] : undefined;
-    if (!limits) return fail(new LarderError(400, 'unexpected_file', `${info.field}: Should not be a tuple.`));
+    if (!limits) return fail(new LarderError('unexpected_file', `${info.field}: Should not be a tuple.`));
     if (received.has(info.field)) {
-      return fail(new LarderError(400, 'repeated_file', `Upload payload has more than one '${info.field}' file.`));
+      return fail(new LarderError('repeated_file', `Upload payload has more than one '${info.field}' file.`));
     }
     const writer = new HashingFileWriter(join(opts.tmpDir, `larder-upload-${randomUUID()}`), limits);
     writers.push(writer);
@@ -173,12 +173,12 @@ function fileLimitsFor(opts: ReceiveOptions): Record<string, HashingWriterOption
   return {
     content: {
       maxBytes: opts.maxFileSize,
-      tooLarge: () => new LarderError(413, 'file_too_large', `File too large. Limit is ${formatSize(opts.maxFileSize)}.`),
+      tooLarge: () => new LarderError('file_too_large', `File too large. Limit is ${formatSize(opts.maxFileSize)}.`),
     },
     gpg_signature: {
       maxBytes: maxSignatureSize,
       tooLarge: () =>
-        new LarderError(413, 'signature_too_large', `Signature file too large. Limit is ${formatSize(maxSignatureSize)}.`),
+        new LarderError('signature_too_large', `Signature file too large. Limit is ${formatSize(maxSignatureSize)}.`),
     },
   };
 }
@@ -216,9 +216,9 @@ function watchForAbort(req: IncomingMessage): { promise: Promise<never>; dispose
 }
 
 const abortedError = () =>
-  new LarderError(400, 'upload_aborted', 'Upload aborted: the request body ended before it was complete.');
+  new LarderError('upload_aborted', 'Upload aborted: the request body ended before it was complete.');
 
-const invalidMultipart = (detail: string) => new LarderError(400, 'invalid_multipart', `Invalid multipart body: ${detail}.`);
+const invalidMultipart = (detail: string) => new LarderError('invalid_multipart', `Invalid multipart body: ${detail}.`);
 
 /** `100 MB` for 100 MiB, as PyPI words its limits. */
 export function formatSize(bytes: number): string {

@@ -117,7 +117,6 @@ export class CachedSource implements IndexSource {
       return (await this.getProject(name)) !== null;
     } catch (err) {
       throw new LarderError(
-        503,
         'upstream_check_failed',
         `larder could not ask the upstream index whether '${name}' exists (${(err as Error).message}); try again later, or have an administrator allow the name.`,
       );
