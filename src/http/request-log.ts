@@ -1,5 +1,6 @@
 /**
- * One log line and one metrics sample per request: method, path, status, duration, cache state, bytes.
+ * One log line and one metrics sample per request: method, path, status, the error code of a refused
+ * request (set by the error middleware), duration, cache state, bytes.
  * The cache state counted is the one the response reports (`X-Larder-Cache`), so a request counts once
  * however many cached documents answering it took.
  */
@@ -28,6 +29,7 @@ export function requestLog(logger: Logger, metrics: Metrics) {
         method: ctx.method,
         path: ctx.path,
         status,
+        code: typeof ctx.state.errorCode === 'string' ? ctx.state.errorCode : undefined,
         ms: Math.round(seconds * 10_000) / 10,
         cache: cache || undefined,
         bytes: Number(ctx.response.get('Content-Length')) || undefined,

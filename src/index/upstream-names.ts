@@ -27,7 +27,6 @@ export class UpstreamNameCheck {
       return (await this.pages.getProject(name)) !== null;
     } catch (err) {
       throw new LarderError(
-        503,
         'upstream_check_failed',
         `larder could not ask the upstream index whether '${name}' exists (${(err as Error).message}); try again later, or have an administrator allow the name.`,
       );

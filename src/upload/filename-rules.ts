@@ -6,6 +6,7 @@
  */
 import { pep440String } from '../model/versions.js';
 import { LarderError } from '../errors.js';
+import type { CodeWithStatus } from '../error-catalogue.js';
 import { filenameProjectPart, normalizeName } from '../model/names.js';
 import { pyRepr } from '../model/py-repr.js';
 import type { FileType } from './types.js';
@@ -17,7 +18,7 @@ export const EXTENSIONS_BY_FILETYPE: Record<FileType, readonly string[]> = {
   bdist_wheel: ['.whl'],
 };
 
-const invalid = (code: string, message: string) => new LarderError(400, code, message);
+const invalid = (code: CodeWithStatus<400>, message: string) => new LarderError(code, message);
 
 /** Step 12: characters of the name. */
 export function checkFilenameCharacters(filename: string): void {

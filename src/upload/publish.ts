@@ -114,7 +114,7 @@ export class Publisher {
       case 'reused-filename':
         throw filenameReused();
       default:
-        throw new LarderError(500, 'internal', 'Unexpected publish result.');
+        throw new LarderError('internal', 'Unexpected publish result.');
     }
   }
 

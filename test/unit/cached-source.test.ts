@@ -52,7 +52,7 @@ class FakeUpstream {
   }
 
   failure(what: string): LarderError {
-    return new LarderError(502, 'upstream_failed', `failed for ${what}`);
+    return new LarderError('upstream_unreachable', `failed for ${what}`);
   }
 }
 

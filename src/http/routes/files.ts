@@ -85,7 +85,7 @@ export async function sendFileBody(ctx: Context, body: FileBody, privateReads: b
   const rangeAllowed = !ifRange || ifRange === body.etag;
   const range = rangeAllowed ? parseRange(ctx.get('Range'), body.size) : null;
   if (range === 'unsatisfiable') {
-    throw new LarderError(416, 'range_not_satisfiable', `Range not satisfiable: the file has ${body.size} bytes.`, {
+    throw new LarderError('range_not_satisfiable', `Range not satisfiable: the file has ${body.size} bytes.`, {
       'Content-Range': `bytes */${body.size}`,
     });
   }

@@ -24,7 +24,7 @@ export function redirect(ctx: Context, path: string): void {
 }
 
 const simpleNotFound = () =>
-  new LarderError(404, 'not_found', 'Not Found', {}, '404 Not Found', 'text/plain; charset=utf-8');
+  new LarderError('not_found', 'Not Found', {}, '404 Not Found', 'text/plain; charset=utf-8');
 
 /** Clients send a handful of distinct Accept headers; each is parsed once. */
 function negotiator() {

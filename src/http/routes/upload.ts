@@ -40,7 +40,6 @@ export function registerUploadRoutes(router: Router, deps: HttpDeps): void {
   router.post('/', upload);
   router.post('/legacy', () => {
     throw new LarderError(
-      308,
       'upload_url_slash',
       'An upload was attempted to /legacy but the expected upload URL is /legacy/ (with a trailing slash)',
       { Location: '/legacy/' },

@@ -45,7 +45,7 @@ interface Target {
   maxBytes: number;
 }
 
-export const offlineNotCached = (what: string) => new LarderError(404, 'offline_not_cached', `larder is offline and ${what} is not cached.`);
+export const offlineNotCached = (what: string) => new LarderError('offline_not_cached', `larder is offline and ${what} is not cached.`);
 
 export class CachedFiles {
   private readonly downloads = new Map<string, Promise<FileDownload>>();
@@ -76,7 +76,7 @@ export class CachedFiles {
     const target = file && this.target(file, variant);
     if (!target) return null;
     if (target.expected.size !== null && target.expected.size > target.maxBytes) {
-      throw new LarderError(502, 'upstream_too_large', `The upstream lists ${filename} at ${formatBytes(target.expected.size)}, more than LARDER_MAX_FILE_SIZE (${formatBytes(target.maxBytes)}); larder does not fetch it.`);
+      throw new LarderError('upstream_too_large', `The upstream lists ${filename} at ${formatBytes(target.expected.size)}, more than LARDER_MAX_FILE_SIZE (${formatBytes(target.maxBytes)}); larder does not fetch it.`);
     }
     if (trace) trace.cache = 'miss';
     return {
@@ -214,7 +214,7 @@ export class CachedFiles {
   private downloadError(filename: string, err: unknown): LarderError {
     if (err instanceof LarderError) return err;
     if (err instanceof VerificationError) {
-      return new LarderError(502, 'upstream_hash_mismatch', `The upstream sent ${filename} with the wrong content (${err.message}); nothing was kept.`);
+      return new LarderError('upstream_hash_mismatch', `The upstream sent ${filename} with the wrong content (${err.message}); nothing was kept.`);
     }
     return this.upstream.failure(filename, err);
   }
