@@ -69,7 +69,7 @@ describe('operations', () => {
       await new Promise((resolve) => setTimeout(resolve, 5_100));
       const now = await scrape();
       const delta = (name: string, labels: Record<string, string> = {}) => metricValue(now, name, labels) - metricValue(before, name, labels);
-      // cached0's page, and the upstream lookup of the new private name (decision 8).
+      // cached0's page, and the upstream lookup of the new private name (docs/uploads.md).
       assert.equal(delta('larder_cache_results_total', { kind: 'page', state: 'miss' }), 2);
       assert.ok(delta('larder_cache_results_total', { kind: 'page', state: 'hit' }) >= 2, 'second page request and the file lookup hit');
       assert.equal(delta('larder_cache_results_total', { kind: 'file', state: 'miss' }), 1);

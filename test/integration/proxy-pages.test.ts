@@ -1,7 +1,8 @@
 /**
  * The caching proxy's index pages, against a real fake upstream whose request log is the witness:
  * miss → hit → revalidated (conditional request, 304 refreshes), HTML-only upstreams, file links pointing
- * at larder, yanks after the TTL (C54), upstream values passed through (C55), negative caching,
+ * at larder, yanks after the TTL and upstream values passed through (docs/upstream.md, "What the upstream's
+ * pages become"), negative caching,
  * single flight, serials that never go down, the JSON API (proxied or built), gzip.
  */
 import assert from 'node:assert/strict';
@@ -181,7 +182,7 @@ describe('caching proxy: index pages', () => {
     assert.equal(sha256Hex(file.body), app.sha256);
   });
 
-  test('C55: hashes, size, upload-time, requires-python and core-metadata equal the upstream values', async () => {
+  test('hashes, size, upload-time, requires-python, core-metadata and .metadata bytes equal the upstream values', async () => {
     const l = await larder();
     const theirs = JSON.parse((await get(`${up.url}appdep/`, { Accept: SIMPLE_JSON })).body.toString()) as SimpleDoc;
     const { doc: ours } = await getJsonPage(l.url, 'appdep');
@@ -213,7 +214,7 @@ describe('caching proxy: index pages', () => {
     assert.doesNotMatch(s.attrs, /data-core-metadata|data-dist-info-metadata/);
   });
 
-  test('C54: an upstream yank shows in HTML (data-yanked) and JSON after the TTL', async () => {
+  test('an upstream yank shows in HTML (data-yanked), JSON and the JSON API after the TTL', async () => {
     const clock = new ManualClock(Date.now());
     const l = await larder({ pageTtl: 800 }, up, clock);
     const before = await getJsonPage(l.url, 'yanky');

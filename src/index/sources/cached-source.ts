@@ -110,7 +110,7 @@ export class CachedSource implements IndexSource {
     return this.root.lastSerial();
   }
 
-  /** Does the upstream have this project? (decision 8's new-name rule). Offline: as far as the cache knows. */
+  /** Does the upstream have this project? (the new-name rule of docs/uploads.md). Offline: as far as the cache knows. */
   async exists(name: ProjectName): Promise<boolean> {
     if (this.options.offline) return Boolean(this.documents.entry<ProjectPage>(['page', name])?.value);
     try {
