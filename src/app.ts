@@ -99,7 +99,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       files += 1;
     }
     return { private: { bytes, files }, cached: cachedFiles?.totals() ?? { bytes: 0, files: 0 } };
-  });
+  }, clock);
 
   const privateSource = new PrivateSource(meta, blobs);
   const space = new DiskSpace(config.data, config.diskReserve, clock);
@@ -208,7 +208,6 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   let server: Server | null = null;
   let closing: Promise<void> | null = null;
   const shutdown = async (graceMs: number) => {
-    const deadline = Date.now() + graceMs;
     if (server) {
       const s = server;
       const closed = new Promise<void>((resolve) => s.close(() => resolve()));
@@ -216,10 +215,14 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       const downloads = cachedFiles ? cachedFiles.drain() : Promise.resolve();
       let downloadsDone = false;
       void downloads.then(() => (downloadsDone = true));
-      while ((inflight > 0 || !downloadsDone) && Date.now() < deadline) {
+      // The grace is real time, measured by a timer rather than the injected clock, which a test may hold still.
+      let graceOver = false;
+      const grace = setTimeout(() => (graceOver = true), graceMs);
+      while ((inflight > 0 || !downloadsDone) && !graceOver) {
         await sleep(25);
         s.closeIdleConnections();
       }
+      clearTimeout(grace);
       if (inflight > 0 || !downloadsDone) logger.warn({ inflight }, 'grace period over; closing the remaining connections');
       s.closeAllConnections();
       await closed;

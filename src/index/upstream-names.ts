@@ -1,5 +1,5 @@
 /**
- * The upload side's question to the upstream (decision 8's new-name rule): does it have a project of
+ * The upload side's question to the upstream (the new-name rule of docs/uploads.md): does it have a project of
  * this name, and which serial has larder seen for it? Asked through the cached source; offline, only
  * the cache is consulted.
  */

@@ -305,7 +305,7 @@ export class MetaStore {
     });
   }
 
-  // Names an administrator allowed to be created privately although they exist upstream (decision 8).
+  // Names an administrator allowed to be created privately although they exist upstream (docs/uploads.md).
 
   isNameAllowed(name: string): boolean {
     return this.allowedNames.get(name) !== undefined;

@@ -1,6 +1,6 @@
 /**
  * The checks on a distribution's filename (Warehouse `forklift/legacy.py` steps 12, 21 and 22), with
- * larder's decisions: legacy and PEP 625 sdist names and `.zip` sdists are accepted (decision 11), and any
+ * larder's decisions: legacy and PEP 625 sdist names and `.zip` sdists are accepted (docs/uploads.md), and any
  * syntactically valid wheel tag is accepted (a private index builds for platforms PyPI does not list,
  * e.g. `linux_x86_64`).
  */
@@ -70,7 +70,7 @@ const sameVersion = (a: string, b: string): boolean => {
 };
 
 /**
- * Step 21, per decision 11: `<name>-<version><ext>` where the name part normalizes to the project
+ * Step 21, with larder's wider sdist rule: `<name>-<version><ext>` where the name part normalizes to the project
  * (PEP 625 `foo_bar-1.0.tar.gz` and legacy `foo-bar-1.0.tar.gz`, `Foo.Bar-1.0.zip` alike) and the
  * version part is the form's version once both are normalized.
  */

@@ -1,6 +1,6 @@
 /**
  * The checks of a legacy upload that need no look inside the archive, in Warehouse's order
- * (standards §11): action, protocol, form fields, metadata, file presence, filename, content type,
+ * (Warehouse's `forklift/legacy.py`): action, protocol, form fields, metadata, file presence, filename, content type,
  * digests, filename against name and version. The first failure wins.
  */
 import { LarderError } from '../errors.js';
@@ -187,7 +187,7 @@ function checkMetadataVersion(metadataVersion: string | undefined): void {
   }
 }
 
-/** Any valid PEP 440 version, local versions included (decision 7). */
+/** Any valid PEP 440 version, local versions included (docs/uploads.md). */
 function checkVersion(version: string | undefined): string {
   if (version === undefined) throw bad('invalid_version', `'version' is a required field. ${CORE_METADATA_HELP}`);
   if (pep440String(version) === null) {
