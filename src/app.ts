@@ -30,7 +30,8 @@ import { CacheBudget } from './index/sources/cache-budget.js';
 import { openCacheDbs } from './index/sources/cache-records.js';
 import type { CachedFiles } from './index/sources/cached-files.js';
 import { CachedSource } from './index/sources/cached-source.js';
-import { coreMetadataFile } from './index/sources/core-metadata-file.js';
+import { cachedWheelMetadata, coreMetadataFile, firstFound } from './index/sources/core-metadata-file.js';
+import { readWheelMetadata } from './upload/dist-metadata.js';
 import { JsonApiFromPages } from './index/sources/json-api-from-pages.js';
 import { OverlaySource } from './index/sources/overlay-source.js';
 import { PrivateSource } from './index/sources/private-source.js';
@@ -152,10 +153,10 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       },
     );
     cachedFiles = cache.files;
-    const metadataFile = coreMetadataFile(cache, logger);
-    upstreamSource = new ReleaseMetadataFiller(new JsonApiFromPages(cache, metadataFile), [
+    const coreMetadata = firstFound([coreMetadataFile(cache, logger), cachedWheelMetadata(cache, readWheelMetadata, logger)]);
+    upstreamSource = new ReleaseMetadataFiller(new JsonApiFromPages(cache, coreMetadata), [
       (name, release) => cache.getReleaseMetadata(name, release.version),
-      metadataFile,
+      coreMetadata,
     ]);
     upstreamNames = new UpstreamNameCheck(cache, config.offline);
   }

@@ -141,7 +141,7 @@ export interface ProjectReleases {
  * when that is known by then (advertised, or the upstream's Content-Length).
  */
 export type FileBody =
-  | { kind: 'disk'; path: string; size: number; etag: string; contentType: string }
+  | { kind: 'disk'; path: string; size: number; sha256: string; etag: string; contentType: string }
   | {
       kind: 'stream';
       open: () => Promise<{ stream: Readable; size: number | null }>;

@@ -122,7 +122,7 @@ describe('coreMetadataFile', () => {
       await writeFile(path, coreMetadataText('Demo_Pkg', '1.0', 'from disk'));
       let size = 10;
       const source = {
-        openFile: async (): Promise<FileBody> => ({ kind: 'disk', path, size, etag: '"x"', contentType: 'text/plain' }),
+        openFile: async (): Promise<FileBody> => ({ kind: 'disk', path, size, sha256: 'x', etag: '"x"', contentType: 'text/plain' }),
       };
       const { logger, warnings } = recordingLogger();
       const lookup = coreMetadataFile(source, logger);

@@ -1,4 +1,7 @@
-/** A release's metadata read from the `.metadata` file (PEP 658) of one of its distributions. */
+/**
+ * A release's metadata read from the `.metadata` file (PEP 658) of one of its distributions, or from the
+ * METADATA inside one of its wheels that is already cached.
+ */
 import { createReadStream } from 'node:fs';
 import { text } from 'node:stream/consumers';
 import type { Logger } from 'pino';
@@ -29,5 +32,39 @@ export function coreMetadataFile(source: Pick<IndexSource, 'openFile'>, logger: 
       logger.warn({ err: (err as Error).message, project: name, version: release.version }, 'could not read core metadata for the JSON API document');
       return null;
     }
+  };
+}
+
+/** Reads the METADATA file inside a wheel on disk (the upload checks' reader, passed in). */
+export type WheelMetadataReader = (path: string, filename: string) => Promise<Buffer>;
+
+/**
+ * Reads the METADATA inside the first of the release's wheels that is already cached, for upstreams that
+ * publish no `.metadata` files. It never starts a download: a wheel not on disk counts as not found.
+ */
+export function cachedWheelMetadata(source: Pick<IndexSource, 'openFile'>, readWheel: WheelMetadataReader, logger: Logger): ReleaseMetadataLookup {
+  return async (name, release) => {
+    for (const file of release.files) {
+      if (!file.filename.endsWith('.whl')) continue;
+      try {
+        const body = await source.openFile(name, file.filename, 'file');
+        if (body?.kind !== 'disk') continue;
+        return parseCoreMetadata((await readWheel(body.path, file.filename)).toString('utf8'));
+      } catch (err) {
+        logger.warn({ err: (err as Error).message, project: name, file: file.filename }, 'could not read the METADATA of a cached wheel');
+      }
+    }
+    return null;
+  };
+}
+
+/** The answer of the first lookup that finds the metadata. */
+export function firstFound(lookups: readonly ReleaseMetadataLookup[]): ReleaseMetadataLookup {
+  return async (name, release) => {
+    for (const lookup of lookups) {
+      const found = await lookup(name, release);
+      if (found) return found;
+    }
+    return null;
   };
 }
