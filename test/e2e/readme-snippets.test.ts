@@ -42,6 +42,11 @@ function readmeSnippet(name: string): string {
   return m[1]!;
 }
 
+/** Without PYENV_*: pipenv prefers a pyenv Python when PYENV_ROOT is set, even over PIPENV_PYTHON. */
+function withoutPyenv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !key.startsWith('PYENV_')));
+}
+
 function nonLoopbackIPv4(): string {
   for (const addrs of Object.values(networkInterfaces())) {
     for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
@@ -110,7 +115,7 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
 
   /** The environment every client gets: temp HOME, no pip/twine/uv settings, no keyring. */
   const envFor = (home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv =>
-    cleanEnv({
+    withoutPyenv(cleanEnv({
       HOME: home,
       PATH,
       XDG_CONFIG_HOME: join(home, '.config'),
@@ -122,7 +127,7 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
       PIP_DISABLE_PIP_VERSION_CHECK: '1',
       COLUMNS: '200',
       ...extra,
-    });
+    }));
 
   const sh = (script: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 240_000) =>
     runCommand('sh', ['-ec', script], { cwd, env, timeoutMs });
@@ -132,6 +137,14 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
     if (res.status === 404) return [];
     assert.equal(res.status, 200, `${project}: ${res.status}`);
     return ((await res.json()) as { files: { filename: string }[] }).files.map((f) => f.filename).sort();
+  };
+
+  /** What the client built into `dist/`: a wheel and an sdist, whose names depend on the backend's version. */
+  const built = async (project: string): Promise<string[]> => {
+    const names = (await readdir(join(project, 'dist'))).sort();
+    assert.equal(names.filter((n) => n.endsWith('.whl')).length, 1, names.join(' '));
+    assert.equal(names.filter((n) => n.endsWith('.tar.gz')).length, 1, names.join(' '));
+    return names;
   };
 
   /** tinydep's wheel came from the fake upstream, through larder (nothing else knows the upstream). */
@@ -215,8 +228,10 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
     delete env.PIP_CONFIG_FILE;
     const config = await runCommand(venv.python, ['-m', 'pip', 'config', 'list'], { env });
     assert.equal(config.code, 0, show(config));
-    const keys = config.stdout.trim().split('\n').map((l) => l.split('=')[0]);
-    assert.deepEqual(keys.filter((k) => k !== 'global.cert').sort(), ['global.index-url', 'global.trusted-host'], config.stdout);
+    const keys = config.stdout.trim().split('\n').map((l) => l.split('=')[0] ?? '');
+    // Only the snippet's settings (this machine's /etc/pip.conf sets nothing but `cert`; `:env:` are ours).
+    const files = keys.filter((k) => !k.startsWith(':env:') && k !== 'global.cert').sort();
+    assert.deepEqual(files, ['global.index-url', 'global.trusted-host'], config.stdout);
     const r = await runCommand(venv.python, ['-m', 'pip', 'install', 'acme-widgets'], { env, timeoutMs: 240_000 });
     assert.equal(r.code, 0, show(r));
     await assertImports(venv.python, env);
@@ -227,7 +242,8 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
     const home = await newHome('pipenv');
     const project = join(tmp, 'pipenv-project');
     await writeFiles(project, { Pipfile: fill(readmeSnippet('pipenv-pipfile')) });
-    const env = envFor(home, { PIPENV_VENV_IN_PROJECT: '1', PIPENV_NOSPIN: '1', PIPENV_YES: '1', PIPENV_IGNORE_VIRTUALENVS: '1', PIP_NO_CACHE_DIR: '1' });
+    // PIPENV_PYTHON: Debian's python3, whose virtualenv seed wheels Debian ships.
+    const env = envFor(home, { PIPENV_PYTHON: '/usr/bin/python3', PIPENV_VENV_IN_PROJECT: '1', PIPENV_NOSPIN: '1', PIPENV_YES: '1', PIPENV_IGNORE_VIRTUALENVS: '1', PIP_NO_CACHE_DIR: '1' });
     const r = await sh('pipenv install', project, env, 400_000);
     assert.equal(r.code, 0, show(r));
     await assertImports(join(project, '.venv', 'bin', 'python'), env);
@@ -334,7 +350,7 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
     await flitProject(project, 'flit-demo', '1.0');
     const r = await sh(fill(readmeSnippet('flit-publish')), project, envFor(home));
     assert.equal(r.code, 0, show(r));
-    assert.deepEqual(await filesOf('flit-demo'), ['flit_demo-1.0-py3-none-any.whl', 'flit_demo-1.0.tar.gz']);
+    assert.deepEqual(await filesOf('flit-demo'), await built(project));
   });
 
   test('flit: FLIT_INDEX_URL / FLIT_USERNAME / FLIT_PASSWORD from the snippet', async (t) => {
@@ -344,7 +360,7 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
     await flitProject(project, 'flit-env-demo', '1.0');
     const r = await sh(fill(readmeSnippet('flit-env')), project, envFor(home));
     assert.equal(r.code, 0, show(r));
-    assert.deepEqual(await filesOf('flit-env-demo'), ['flit_env_demo-1.0-py3-none-any.whl', 'flit_env_demo-1.0.tar.gz']);
+    assert.deepEqual(await filesOf('flit-env-demo'), await built(project));
   });
 
   test('poetry: `poetry config repositories/http-basic` under one name, then `poetry publish --build`', async (t) => {
@@ -372,7 +388,7 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
     const env = envFor(home, { POETRY_CACHE_DIR: join(home, 'poetry-cache'), POETRY_NO_INTERACTION: '1' });
     const r = await sh(fill(readmeSnippet('poetry-publish')), project, env);
     assert.equal(r.code, 0, show(r));
-    assert.deepEqual(await filesOf('poetry-demo'), ['poetry_demo-1.0-py3-none-any.whl', 'poetry_demo-1.0.tar.gz']);
+    assert.deepEqual(await filesOf('poetry-demo'), await built(project));
   });
 
   test('pdm: `pdm config repository.larder.*`, then `pdm publish --repository larder` (builds with flit_core from larder)', async (t) => {
@@ -383,7 +399,7 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
     const env = envFor(home, { PDM_CHECK_UPDATE: 'false' });
     const r = await sh(fill(readmeSnippet('pdm-publish')), project, env, 400_000);
     assert.equal(r.code, 0, show(r));
-    assert.deepEqual(await filesOf('pdm-demo'), ['pdm_demo-1.0-py3-none-any.whl', 'pdm_demo-1.0.tar.gz']);
+    assert.deepEqual(await filesOf('pdm-demo'), await built(project));
     assert.ok(up.requestsTo('/files/').some((r) => r.path.includes('flit_core')), 'the build backend came through larder');
   });
 });
