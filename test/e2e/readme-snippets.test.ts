@@ -16,6 +16,8 @@
  * the pip.conf test, which needs config files) PIP_CONFIG_FILE=/dev/null.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -69,6 +71,21 @@ function need(t: TestContext, found: string | null, what: string): boolean {
   return false;
 }
 
+async function startTrap(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not here');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/simple`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 async function pythonFiles(root: string, into: Record<string, Buffer>, prefix: string): Promise<void> {
   for (const entry of await readdir(root, { withFileTypes: true })) {
     const path = join(root, entry.name);
@@ -98,6 +115,8 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
   let acme: BuiltDist;
   const found: Record<string, string | null> = {};
   let python: string | null = null;
+  /** An index that answers 404 to everything and logs the paths: stands in for pypi.org. */
+  let trap: { url: string; requests: string[]; close(): Promise<void> };
 
   /** The placeholders of a snippet replaced by this test's server and credentials. */
   const fill = (text: string): string =>
@@ -189,6 +208,7 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
       }
     }
 
+    trap = await startTrap();
     host = nonLoopbackIPv4();
     server = await startLarder({ host, upstream: up.url });
     hostPort = new URL(server.url).host;
@@ -201,6 +221,7 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
   after(async () => {
     await server?.close();
     await up?.close();
+    await trap?.close();
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
 
@@ -211,6 +232,12 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
     const venv = await makeVenv(join(tmp, 'venv-pip'), python!);
     const home = await newHome('pip');
     const env = envFor(home, { PATH: `${join(venv.dir, 'bin')}:${PATH}`, PIP_NO_CACHE_DIR: '1' });
+    if (host !== '127.0.0.1') {
+      // Why the snippet says --trusted-host: without it pip ignores a plain-http index on another host.
+      const untrusted = await runCommand(venv.python, ['-m', 'pip', 'install', '--index-url', `${server.url}/simple/`, 'acme-widgets'], { env, timeoutMs: 120_000 });
+      assert.notEqual(untrusted.code, 0, show(untrusted));
+      assert.match(show(untrusted).replace(/\s+/g, ' '), /is not a trusted or secure host and is being ignored/);
+    }
     const r = await sh(fill(readmeSnippet('pip-install')), tmp, env);
     assert.equal(r.code, 0, show(r));
     assert.ok(r.stdout.includes(acme.filename), show(r));
@@ -290,10 +317,32 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
         fill(readmeSnippet('pdm-source')),
       ].join('\n'),
     });
-    const env = envFor(home, { PDM_CHECK_UPDATE: 'false' });
+    // PDM_PYPI_URL points pdm's implicit PyPI at a trap: the source named `pypi` must replace it.
+    const env = envFor(home, { PDM_CHECK_UPDATE: 'false', PDM_PYPI_URL: trap.url });
     const r = await sh('pdm install --no-self', project, env, 400_000);
     assert.equal(r.code, 0, show(r));
     await assertImports(join(project, '.venv', 'bin', 'python'), env);
+    assert.deepEqual(trap.requests, [], 'pdm asked its implicit PyPI');
+  });
+
+  test('pdm: a source under any other name is searched besides PyPI (why the snippet names it `pypi`)', async (t) => {
+    if (!need(t, found.pdm!, 'pdm (apt install python3-pdm)')) return;
+    const home = await newHome('pdm-larder');
+    const project = join(tmp, 'pdm-app-larder');
+    await writeFiles(project, {
+      'pyproject.toml': [
+        '[project]',
+        'name = "pdm-app-larder"',
+        'version = "0.1.0"',
+        'requires-python = ">=3.8"',
+        'dependencies = ["acme-widgets"]',
+        '',
+        fill(readmeSnippet('pdm-source')).replace('name = "pypi"', 'name = "larder"'),
+      ].join('\n'),
+    });
+    trap.requests.length = 0;
+    await sh('pdm lock', project, envFor(home, { PDM_CHECK_UPDATE: 'false', PDM_PYPI_URL: trap.url }), 400_000);
+    assert.ok(trap.requests.some((p) => p.includes('acme-widgets')), `the implicit PyPI was asked too: ${trap.requests.join(' ')}`);
   });
 
   // ---- publishers
@@ -396,10 +445,11 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
     const home = await newHome('pdm-publish');
     const project = join(tmp, 'pdm-demo');
     await flitProject(project, 'pdm-demo', '1.0', fill(readmeSnippet('pdm-source')));
-    const env = envFor(home, { PDM_CHECK_UPDATE: 'false' });
+    const env = envFor(home, { PDM_CHECK_UPDATE: 'false', PDM_PYPI_URL: trap.url });
     const r = await sh(fill(readmeSnippet('pdm-publish')), project, env, 400_000);
     assert.equal(r.code, 0, show(r));
     assert.deepEqual(await filesOf('pdm-demo'), await built(project));
     assert.ok(up.requestsTo('/files/').some((r) => r.path.includes('flit_core')), 'the build backend came through larder');
+    assert.ok(!trap.requests.some((p) => p.includes('flit')), `pdm asked its implicit PyPI: ${trap.requests.join(' ')}`);
   });
 });
