@@ -104,7 +104,7 @@ async function writeFiles(dir: string, files: Record<string, string>): Promise<v
   }
 }
 
-describe('README client snippets, run as written', { timeout: 600_000 }, () => {
+describe('README client snippets, run as written', { timeout: 1_200_000 }, () => {
   let tmp: string;
   let up: FakeUpstream;
   let server: TestLarder;
@@ -438,6 +438,37 @@ describe('README client snippets, run as written', { timeout: 600_000 }, () => {
     const r = await sh(fill(readmeSnippet('poetry-publish')), project, env);
     assert.equal(r.code, 0, show(r));
     assert.deepEqual(await filesOf('poetry-demo'), await built(project));
+  });
+
+  test('poetry: credentials under another name than the upload repository are not sent (the old README did that)', async (t) => {
+    if (!need(t, found.poetry!, 'poetry (apt install python3-poetry)')) return;
+    const home = await newHome('poetry-misnamed');
+    const project = join(tmp, 'poetry-misnamed');
+    await writeFiles(project, {
+      'pyproject.toml': [
+        '[tool.poetry]',
+        'name = "poetry-misnamed"',
+        'version = "1.0"',
+        'description = "credentials under the wrong name"',
+        'authors = ["Alice <alice@example.test>"]',
+        '',
+        '[tool.poetry.dependencies]',
+        'python = ">=3.7"',
+        '',
+        '[build-system]',
+        'requires = ["poetry-core"]',
+        'build-backend = "poetry.core.masonry.api"',
+        '',
+      ].join('\n'),
+      'poetry_misnamed/__init__.py': 'VALUE = 1\n',
+    });
+    const env = envFor(home, { POETRY_CACHE_DIR: join(home, 'poetry-cache'), POETRY_NO_INTERACTION: '1' });
+    const script = fill(readmeSnippet('poetry-publish')).replace(/repositories\.larder /, 'repositories.larder-upload ').replace(/--repository larder/, '--repository larder-upload');
+    assert.match(script, /http-basic\.larder alice/);
+    const r = await sh(script, project, env);
+    assert.notEqual(r.code, 0, show(r));
+    assert.match(show(r), /401/);
+    assert.deepEqual(await filesOf('poetry-misnamed'), []);
   });
 
   test('pdm: `pdm config repository.larder.*`, then `pdm publish --repository larder` (builds with flit_core from larder)', async (t) => {
