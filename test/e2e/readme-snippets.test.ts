@@ -71,6 +71,22 @@ function need(t: TestContext, found: string | null, what: string): boolean {
   return false;
 }
 
+/** A poetry (1.x layout) project that depends on acme-widgets. */
+function poetryApp(name: string): string {
+  return [
+    '[tool.poetry]',
+    `name = "${name}"`,
+    'version = "0.1.0"',
+    'description = "installs through larder"',
+    'authors = ["Alice <alice@example.test>"]',
+    '',
+    '[tool.poetry.dependencies]',
+    'python = "^3.8"',
+    'acme-widgets = "*"',
+    '',
+  ].join('\n');
+}
+
 async function startTrap(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
   const requests: string[] = [];
   const server = createServer((req, res) => {
@@ -280,26 +296,36 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     if (!need(t, found.poetry!, 'poetry (apt install python3-poetry)')) return;
     const home = await newHome('poetry');
     const project = join(tmp, 'poetry-app');
-    await writeFiles(project, {
-      'pyproject.toml': [
-        '[tool.poetry]',
-        'name = "poetry-app"',
-        'version = "0.1.0"',
-        'description = "installs through larder"',
-        'authors = ["Alice <alice@example.test>"]',
-        '',
-        '[tool.poetry.dependencies]',
-        'python = "^3.8"',
-        'acme-widgets = "*"',
-        '',
-      ].join('\n'),
-    });
+    await writeFiles(project, { 'pyproject.toml': poetryApp('poetry-app') });
     const env = envFor(home, { POETRY_VIRTUALENVS_IN_PROJECT: 'true', POETRY_CACHE_DIR: join(home, 'poetry-cache'), POETRY_NO_INTERACTION: '1' });
     const source = await sh(fill(readmeSnippet('poetry-source-pre-1.5')), project, env);
     assert.equal(source.code, 0, show(source));
     const r = await sh('poetry install --no-root', project, env, 400_000);
     assert.equal(r.code, 0, show(r));
     await assertImports(join(project, '.venv', 'bin', 'python'), env);
+  });
+
+  test('poetry with LARDER_READ_AUTH=true: the same http-basic entry serves reads', async (t) => {
+    if (!need(t, found.poetry!, 'poetry (apt install python3-poetry)')) return;
+    const guarded = await startLarder({ host, upstream: up.url, readAuth: true });
+    try {
+      await guarded.addUser('alice', PASSWORD);
+      const res = await fetch(`${guarded.url}/legacy/`, { method: 'POST', body: await uploadForm(acme), headers: { Authorization: basicAuth('alice', PASSWORD) } });
+      assert.equal(res.status, 200, res.statusText);
+      assert.equal((await fetch(`${guarded.url}/simple/acme-widgets/`)).status, 401);
+      const fillGuarded = (text: string) => fill(text).replaceAll(hostPort, new URL(guarded.url).host);
+      const home = await newHome('poetry-guarded');
+      const project = join(tmp, 'poetry-guarded');
+      await writeFiles(project, { 'pyproject.toml': poetryApp('poetry-guarded') });
+      const env = envFor(home, { POETRY_VIRTUALENVS_IN_PROJECT: 'true', POETRY_CACHE_DIR: join(home, 'poetry-cache'), POETRY_NO_INTERACTION: '1' });
+      const setup = await sh(`${fillGuarded(readmeSnippet('poetry-source-pre-1.5'))}${fillGuarded(readmeSnippet('poetry-credentials'))}`, project, env);
+      assert.equal(setup.code, 0, show(setup));
+      const r = await sh('poetry install --no-root', project, env, 400_000);
+      assert.equal(r.code, 0, show(r));
+      await assertImports(join(project, '.venv', 'bin', 'python'), env);
+    } finally {
+      await guarded.close();
+    }
   });
 
   test('pdm: a source named `pypi` from the snippet, then `pdm install`', async (t) => {
@@ -435,7 +461,7 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
       'poetry_demo/__init__.py': 'VALUE = "poetry-demo 1.0"\n',
     });
     const env = envFor(home, { POETRY_CACHE_DIR: join(home, 'poetry-cache'), POETRY_NO_INTERACTION: '1' });
-    const r = await sh(fill(readmeSnippet('poetry-publish')), project, env);
+    const r = await sh(`${fill(readmeSnippet('poetry-credentials'))}${fill(readmeSnippet('poetry-publish'))}`, project, env);
     assert.equal(r.code, 0, show(r));
     assert.deepEqual(await filesOf('poetry-demo'), await built(project));
   });
@@ -463,7 +489,7 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
       'poetry_misnamed/__init__.py': 'VALUE = 1\n',
     });
     const env = envFor(home, { POETRY_CACHE_DIR: join(home, 'poetry-cache'), POETRY_NO_INTERACTION: '1' });
-    const script = fill(readmeSnippet('poetry-publish')).replace(/repositories\.larder /, 'repositories.larder-upload ').replace(/--repository larder/, '--repository larder-upload');
+    const script = `${fill(readmeSnippet('poetry-credentials'))}${fill(readmeSnippet('poetry-publish'))}`.replace(/repositories\.larder /, 'repositories.larder-upload ').replace(/--repository larder/, '--repository larder-upload');
     assert.match(script, /http-basic\.larder alice/);
     const r = await sh(script, project, env);
     assert.notEqual(r.code, 0, show(r));
