@@ -345,6 +345,15 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     });
     // PDM_PYPI_URL points pdm's implicit PyPI at a trap: the source named `pypi` must replace it.
     const env = envFor(home, { PDM_CHECK_UPDATE: 'false', PDM_PYPI_URL: trap.url });
+    if (host !== '127.0.0.1') {
+      // Why the snippet says verify_ssl = false: without it pdm (unearth) ignores a plain-http source on another host.
+      const strict = join(tmp, 'pdm-app-strict');
+      const toml = (await readFile(join(project, 'pyproject.toml'), 'utf8')).replace(/^verify_ssl = false\n/m, '');
+      await writeFiles(strict, { 'pyproject.toml': toml });
+      const refused = await sh('pdm lock -v', strict, env, 400_000);
+      assert.notEqual(refused.code, 0, show(refused));
+      assert.match(show(refused).replace(/\s+/g, ' '), /for not being trusted/);
+    }
     const r = await sh('pdm install --no-self', project, env, 400_000);
     assert.equal(r.code, 0, show(r));
     await assertImports(join(project, '.venv', 'bin', 'python'), env);
