@@ -30,7 +30,6 @@ export const ERROR_CATALOGUE = {
   metrics_token: { status: 401, meaning: '/metrics needs the bearer token set in LARDER_METRICS_TOKEN.' },
 
   // Upload transport (the multipart body)
-  upload_url_slash: { status: 308, meaning: 'An upload was sent to /legacy; the upload URL is /legacy/.' },
   missing_content_type: { status: 400, meaning: 'An upload came without a Content-Type header.' },
   invalid_multipart: { status: 400, meaning: 'The upload body is not well-formed multipart/form-data (no boundary, cut short, unknown transfer encoding).' },
   upload_aborted: { status: 400, meaning: 'The client went away before the upload body was complete.' },

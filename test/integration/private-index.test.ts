@@ -206,10 +206,16 @@ describe('private index over HTTP', () => {
     assert.equal(res.status, 403);
   });
 
-  test('POST /legacy answers 308 to /legacy/', async () => {
-    const res = await fetch(`${server.url}/legacy`, { method: 'POST', body: await uploadForm(wheel), headers: { Authorization: auth }, redirect: 'manual' });
-    assert.equal(res.status, 308);
-    assert.equal(res.headers.get('location'), '/legacy/');
+  test('POST /legacy (no slash) uploads like /legacy/, without a redirect (twine treats any 3xx as fatal)', async () => {
+    const noSlash = await buildWheel(join(dir, 'no-slash'), { name: 'Acme.Widgets', version: '1.2' });
+    const res = await fetch(`${server.url}/legacy`, { method: 'POST', body: await uploadForm(noSlash), headers: { Authorization: auth }, redirect: 'manual' });
+    assert.equal(res.status, 200, res.statusText);
+    assert.equal(res.headers.get('location'), null);
+    const page = await fetch(`${server.url}/simple/acme-widgets/`, { headers: { Accept: PIP_ACCEPT } });
+    const files = ((await page.json()) as { files: { filename: string }[] }).files.map((f) => f.filename);
+    assert.ok(files.includes(noSlash.filename), files.join(' '));
+    const refused = await fetch(`${server.url}/legacy`, { method: 'POST', body: await uploadForm(noSlash), redirect: 'manual' });
+    assert.equal(refused.status, 401, 'the same credentials rule as /legacy/');
   });
 
   test('yank over the admin API shows in HTML and JSON; serials only grow', async () => {
