@@ -27,10 +27,17 @@ import { registerStatsRoutes } from './http/routes/stats.js';
 import { registerUploadRoutes } from './http/routes/upload.js';
 import { ProjectAdmin } from './index/project-admin.js';
 import { CacheBudget } from './index/sources/cache-budget.js';
+import type { CachedFiles } from './index/sources/cached-files.js';
 import { CachedSource } from './index/sources/cached-source.js';
+import { cachedWheelMetadata, coreMetadataFile, firstFound } from './index/sources/core-metadata-file.js';
+import { readWheelMetadata } from './upload/dist-metadata.js';
+import { JsonApiFromPages } from './index/sources/json-api-from-pages.js';
 import { OverlaySource } from './index/sources/overlay-source.js';
 import { PrivateSource } from './index/sources/private-source.js';
+import { ReleaseMetadataFiller } from './index/sources/release-metadata.js';
 import { UpstreamSource } from './index/sources/upstream-source.js';
+import type { IndexSource } from './index/source.js';
+import { UpstreamNameCheck } from './index/upstream-names.js';
 import { createLogger } from './logger.js';
 import { StorageReporter } from './metrics/storage-reporter.js';
 import { Metrics } from './metrics/metrics.js';
@@ -90,7 +97,10 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   const stores = await openDataDir(config);
   const { index: meta, blobs } = stores;
 
-  let cached: CachedSource | null = null;
+  let cachedFiles: CachedFiles | null = null;
+  /** The upstream as the overlay sees it: the cache, with JSON API documents completed. */
+  let upstreamSource: IndexSource | null = null;
+  let upstreamNames: UpstreamNameCheck | null = null;
   const metrics = new Metrics(() => {
     let bytes = 0;
     let files = 0;
@@ -98,8 +108,8 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       bytes += f.size;
       files += 1;
     }
-    return { private: { bytes, files }, cached: cached?.totals() ?? { bytes: 0, files: 0 } };
-  });
+    return { private: { bytes, files }, cached: cachedFiles?.totals() ?? { bytes: 0, files: 0 } };
+  }, clock);
 
   const privateSource = new PrivateSource(meta, blobs);
   const space = new DiskSpace(config.data, config.diskReserve, clock);
@@ -125,7 +135,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       deadline: config.upstreamDeadline,
       rootDeadline: Math.max(ROOT_DEADLINE_MIN, config.upstreamDeadline),
     });
-    cached = new CachedSource(
+    const cache = new CachedSource(
       upstream,
       stores,
       blobs,
@@ -143,16 +153,22 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       },
       logger,
       {
-        cacheResult: (kind, state) => metrics.cacheResult(kind, state),
         hashMismatch: () => metrics.hashMismatches.inc(),
         bytesFetched: (n) => metrics.upstreamFetchedBytes.inc(n),
         diskFull: (what, item, err) => storage.diskFull(what, item, err),
         storeFailed: (what, err) => storage.failed(what, err),
       },
     );
+    cachedFiles = cache.files;
+    const coreMetadata = firstFound([coreMetadataFile(cache, logger), cachedWheelMetadata(cache, readWheelMetadata, logger)]);
+    upstreamSource = new ReleaseMetadataFiller(new JsonApiFromPages(cache, coreMetadata), [
+      (name, release) => cache.getReleaseMetadata(name, release.version),
+      coreMetadata,
+    ]);
+    upstreamNames = new UpstreamNameCheck(cache, config.offline);
   }
   const passwords = new PasswordHasher();
-  const source = new OverlaySource(privateSource, cached, { mergeAllowList: new Set(config.mergeAllowList) });
+  const source = new OverlaySource(privateSource, upstreamSource, { mergeAllowList: new Set(config.mergeAllowList) });
   const deps: HttpDeps = {
     config,
     clock,
@@ -162,7 +178,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     blobs,
     space,
     authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock)),
-    publisher: new Publisher(stores, cached, new Set(config.mergeAllowList)),
+    publisher: new Publisher(stores, upstreamNames, new Set(config.mergeAllowList)),
     logger,
     metrics,
     rendered: new RenderedCache(config.memoryCacheSize),
@@ -200,18 +216,21 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   let server: Server | null = null;
   let closing: Promise<void> | null = null;
   const shutdown = async (graceMs: number) => {
-    const deadline = Date.now() + graceMs;
     if (server) {
       const s = server;
       const closed = new Promise<void>((resolve) => s.close(() => resolve()));
       s.closeIdleConnections();
-      const downloads = cached ? cached.drain() : Promise.resolve();
+      const downloads = cachedFiles ? cachedFiles.drain() : Promise.resolve();
       let downloadsDone = false;
       void downloads.then(() => (downloadsDone = true));
-      while ((inflight > 0 || !downloadsDone) && Date.now() < deadline) {
+      // The grace is real time, measured by a timer rather than the injected clock, which a test may hold still.
+      let graceOver = false;
+      const grace = setTimeout(() => (graceOver = true), graceMs);
+      while ((inflight > 0 || !downloadsDone) && !graceOver) {
         await sleep(25);
         s.closeIdleConnections();
       }
+      clearTimeout(grace);
       if (inflight > 0 || !downloadsDone) logger.warn({ inflight }, 'grace period over; closing the remaining connections');
       s.closeAllConnections();
       await closed;

@@ -1,39 +1,6 @@
 #!/usr/bin/env node
-/** CLI entry: `larder serve`, `larder user …`, `larder token …`, `larder project …`. */
-import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './cli/args.js';
-import { COMMANDS, runStoreCommand, type Io } from './cli/commands.js';
-import { describeConfig } from './config/load.js';
-import { ConfigError } from './config/schema.js';
-import { LarderError } from './errors.js';
-
-const SERVE_USAGE = `usage: larder serve [settings]\n\nRun the index server.\n\nSettings (flags override environment variables, which override config/defaults.json):\n${CONFIG_FLAGS_HELP}\n  LARDER_CONFIG        a JSON file of settings, read after the defaults`;
-
-function mainHelp(): string {
-  const lines = ['usage: larder COMMAND [ARGS] [--help]', '', 'Commands:', '  serve                      run the index server'];
-  for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(26)} ${c.summary}`);
-  return lines.join('\n');
-}
-
-async function serve(argv: string[], io: Io): Promise<void> {
-  const { values, positionals, config } = parseCommand(argv, {}, io.env);
-  if (values.help) return io.out(SERVE_USAGE);
-  if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'; usage: larder serve [settings]`);
-  // Loaded here so that the store commands do not pay for the HTTP stack.
-  const { createLarder } = await import('./app.js');
-  const larder = await createLarder(config());
-  const url = await larder.listen();
-  larder.logger.info({ config: describeConfig(larder.config) }, 'configuration');
-  larder.logger.info(`larder listening on ${url} (simple index: ${url}/simple/)`);
-  const stop = (signal: string) => {
-    larder.logger.info(`${signal} received, shutting down`);
-    larder.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
-}
+/** CLI entry: runs the command line with this process's arguments, standard streams and environment. */
+import { runCli } from './cli/run.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -41,41 +8,13 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function main(argv: string[]): Promise<number> {
-  const io: Io = { out: (line) => process.stdout.write(`${line}\n`), readStdin, env: process.env };
-  const [first, second] = argv;
-  if (!first || first === '--help' || first === '-h' || first === 'help') {
-    io.out(mainHelp());
-    return first ? 0 : 2;
-  }
-  try {
-    if (first === 'serve') {
-      await serve(argv.slice(1), io);
-      return -1;
-    }
-    const twoWords = `${first} ${second ?? ''}`;
-    const name = COMMANDS[twoWords] ? twoWords : first;
-    const command = COMMANDS[name];
-    if (!command) {
-      const group = Object.keys(COMMANDS).filter((n) => n.startsWith(`${first} `));
-      if (group.length && (!second || second === '--help')) {
-        io.out(group.map((n) => `  ${COMMANDS[n]!.usage}`).join('\n'));
-        return second ? 0 : 2;
-      }
-      throw new UsageError(`unknown command '${twoWords.trim()}'; run larder --help`);
-    }
-    await runStoreCommand(command)(argv.slice(name.split(' ').length), io);
-    return 0;
-  } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError || err instanceof LarderError) {
-      process.stderr.write(`larder: ${err.message}\n`);
-      return err instanceof UsageError ? 2 : 1;
-    }
-    process.stderr.write(`larder: ${(err as Error).message ?? String(err)}\n`);
-    return 1;
-  }
-}
+const io = {
+  out: (line: string) => process.stdout.write(`${line}\n`),
+  err: (line: string) => process.stderr.write(`${line}\n`),
+  readStdin,
+  env: process.env,
+};
 
-main(process.argv.slice(2)).then((code) => {
+runCli(process.argv.slice(2), io).then((code) => {
   if (code >= 0) process.exitCode = code;
 });

@@ -102,7 +102,7 @@ export class LoginLimiter {
     if (wait <= 0) return;
     const seconds = Math.max(1, Math.ceil(wait / 1000));
     const who = addressWait >= userWait ? 'from this address' : 'for this user name';
-    throw new LarderError(429, 'too_many_failed_logins', `Too many failed logins ${who}; try again in ${seconds} s.`, {
+    throw new LarderError('too_many_failed_logins', `Too many failed logins ${who}; try again in ${seconds} s.`, {
       'Retry-After': String(seconds),
     });
   }

@@ -1,6 +1,7 @@
 /**
  * Turns every error into a response: the status, the message as the reason phrase (twine prints it) and
- * as a plain-text body. Unexpected errors become a 500 whose details go to the log only.
+ * as a plain-text body. Unexpected errors become a 500 whose details go to the log only. The error's code
+ * is left in `ctx.state.errorCode` for the request log line; 5xx answers are also logged with their cause.
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
@@ -13,15 +14,17 @@ export function reasonPhrase(message: string): string {
   return message.replace(/[^\t\x20-\x7e\xa0-\xff]/g, '?').slice(0, 1024);
 }
 
+/** An http-errors error (koa-body's, when a JSON body cannot be read) as a catalogued LarderError. */
 function fromKoaError(err: { status?: number; statusCode?: number; expose?: boolean; message?: string }): LarderError | null {
   const status = err.status ?? err.statusCode;
-  if (typeof status !== 'number' || status < 400 || status > 599) return null;
+  if (typeof status !== 'number' || status < 400 || status > 499) return null;
   const message = err.expose && err.message ? err.message : status === 413 ? 'Request body too large.' : 'Request failed.';
-  return new LarderError(status, 'http_error', message);
+  const code = status === 413 ? 'request_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
+  return new LarderError(code, message);
 }
 
 const diskFull = () =>
-  new LarderError(507, 'disk_full', 'The server\'s data disk is full, so larder could not store this; nothing was changed. Try again once space has been freed.');
+  new LarderError('disk_full', 'The server\'s data disk is full, so larder could not store this; nothing was changed. Try again once space has been freed.');
 
 export function errorMiddleware(logger: Logger, storage: StorageReporter) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
@@ -30,10 +33,11 @@ export function errorMiddleware(logger: Logger, storage: StorageReporter) {
     } catch (caught) {
       if (!(caught instanceof LarderError) && isDiskFull(caught)) storage.diskFull('upload', `${ctx.method} ${ctx.path}`, caught as Error);
       let err = caught instanceof LarderError ? caught : isDiskFull(caught) ? diskFull() : fromKoaError(caught as object);
-      if (!err || err.status >= 500) {
-        logger.error({ err: caught, method: ctx.method, path: ctx.path }, 'request failed');
+      err ??= new LarderError('internal', 'Internal server error; the details are in the server log.');
+      ctx.state.errorCode = err.code;
+      if (err.status >= 500) {
+        logger.error({ err: caught, code: err.code, method: ctx.method, path: ctx.path }, 'request failed');
       }
-      err ??= new LarderError(500, 'internal', 'Internal server error; the details are in the server log.');
       if (ctx.headerSent || !ctx.writable) {
         ctx.res.destroy();
         return;

@@ -1,5 +1,5 @@
 /**
- * Who is asking: credentials from the Authorization header → Identity, with 401/403 as decision 4 says,
+ * Who is asking: credentials from the Authorization header → Identity, with 401/403 as docs/uploads.md says,
  * 429 after too many failed logins from the connection's address (proxy headers are not trusted).
  */
 import type { Context } from 'koa';

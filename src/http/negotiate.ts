@@ -1,5 +1,5 @@
 /**
- * Content negotiation of the simple pages (PEP 691; standards §5 "Server algorithm", spec decision 1).
+ * Content negotiation of the simple pages (PEP 691's server algorithm; docs/index-api.md, "Content negotiation").
  *
  * 1. A `format` query parameter that is exactly one of the five simple media types wins.
  * 2. Otherwise each offer (v1+json, v1+html, text/html, in that order) takes the q of the most specific
@@ -7,7 +7,7 @@
  *    Offers at q=0 are dropped; the highest q wins, ties go to the earlier offer.
  * 3. No offer left → text/html, as pypi.org does (never 406 or 300).
  *
- * Refinement of the tie rule in 2, for C06 and PyPI parity: among offers tied at the highest q, one the
+ * Refinement of the tie rule in 2, so that a client without `Accept` gets HTML as on pypi.org: among offers tied at the highest q, one the
  * client matched by a named range (`text/html`, `application/*`) beats one it matched only by `*` + `/*`,
  * and when all of them came from `*` + `/*` alone (a missing `Accept`, `*` + `/*`, a browser's fallback)
  * the HTML offers come first: such a client never said it reads PEP 691 JSON.

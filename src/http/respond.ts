@@ -34,8 +34,14 @@ export function indexCacheControl(config: Config): string {
   return `max-age=${config.indexMaxAge}, ${config.readAuth ? 'private' : 'public'}`;
 }
 
-function acceptsGzip(ctx: Context): boolean {
+/** True when the client's Accept-Encoding takes gzip (and does not refuse it with q=0). */
+export function acceptsGzip(ctx: Context): boolean {
   return /\bgzip\b/i.test(ctx.get('Accept-Encoding')) && !/\bgzip\s*;\s*q=0(\.0*)?\s*(,|$)/i.test(ctx.get('Accept-Encoding'));
+}
+
+/** The strong ETag of a body's gzip form: a representation of its own. */
+export function gzipEtag(etag: string): string {
+  return `${etag.slice(0, -1)}-gz"`;
 }
 
 /**
@@ -44,7 +50,7 @@ function acceptsGzip(ctx: Context): boolean {
  */
 export function sendIndexDocument(ctx: Context, config: Config, cache: RenderedCache, key: string, doc: Rendered, varyAccept: boolean): void {
   const gzip = acceptsGzip(ctx) && doc.body.length > 512;
-  const etag = gzip ? `${doc.etag.slice(0, -1)}-gz"` : doc.etag;
+  const etag = gzip ? gzipEtag(doc.etag) : doc.etag;
   const res = ctx.res;
   for (const name in INDEX_CORS) res.setHeader(name, INDEX_CORS[name as keyof typeof INDEX_CORS]);
   res.setHeader('Cache-Control', indexCacheControl(config));

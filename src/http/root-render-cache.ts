@@ -1,33 +1,43 @@
 /**
- * The rendered root page (`/simple/`), kept as a file per format and version: rendering 600,000 names
- * takes a while, sending a file does not. Written to a temporary name and renamed, so a reader never
- * sees half a page; older versions are removed once a newer one is in place.
+ * The rendered root page (`/simple/`), kept as files per format and version, plain and gzip-compressed:
+ * rendering 600,000 names takes a while and compressing them too, sending a file does not. Both forms are
+ * made in one pass, written to temporary names and renamed, so a reader never sees half a page; older
+ * versions are removed once a newer one is in place.
  */
 import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Transform, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import { diskFullError, type DiskSpace } from '../store/disk-space.js';
 
+export interface RenderedFile {
+  path: string;
+  size: number;
+}
+
+export interface RootFiles {
+  plain: RenderedFile;
+  gzip: RenderedFile;
+}
+
+const FLUSH_AT = 1 << 16;
+
 export class RootRenderCache {
-  private readonly inflight = new Map<string, Promise<{ path: string; size: number }>>();
+  private readonly inflight = new Map<string, Promise<RootFiles>>();
 
   constructor(
     private readonly dir: string,
     private readonly space: DiskSpace,
   ) {}
 
-  /** Writes `text`, unless that would eat into the disk's reserve (then an ENOSPC error: send it unkept). */
-  private async append(handle: FileHandle, text: string): Promise<number> {
-    const bytes = Buffer.byteLength(text);
-    if (!(await this.space.claim(bytes))) throw diskFullError('the data disk is below its reserve (LARDER_DISK_RESERVE)');
-    return (await handle.write(text)).bytesWritten;
-  }
-
-  async file(version: string, extension: string, render: () => AsyncIterable<string>): Promise<{ path: string; size: number }> {
+  async files(version: string, extension: string, render: () => AsyncIterable<string>): Promise<RootFiles> {
     const name = `root-${createHash('sha256').update(version).digest('hex').slice(0, 24)}.${extension}`;
     const path = join(this.dir, name);
-    const known = await stat(path).catch(() => null);
-    if (known) return { path, size: known.size };
+    const known = await this.stored(path);
+    if (known) return known;
     let pending = this.inflight.get(path);
     if (!pending) {
       pending = this.write(path, extension, render).finally(() => this.inflight.delete(path));
@@ -36,33 +46,85 @@ export class RootRenderCache {
     return pending;
   }
 
-  private async write(path: string, extension: string, render: () => AsyncIterable<string>) {
+  private async stored(path: string): Promise<RootFiles | null> {
+    const [plain, gzip] = await Promise.all([stat(path).catch(() => null), stat(`${path}.gz`).catch(() => null)]);
+    return plain && gzip ? { plain: { path, size: plain.size }, gzip: { path: `${path}.gz`, size: gzip.size } } : null;
+  }
+
+  /** A write that first claims its bytes, unless that would eat into the disk's reserve (then ENOSPC: send it unkept). */
+  private async claim(bytes: number): Promise<void> {
+    if (!(await this.space.claim(bytes))) throw diskFullError('the data disk is below its reserve (LARDER_DISK_RESERVE)');
+  }
+
+  private async append(handle: FileHandle, text: string): Promise<number> {
+    await this.claim(Buffer.byteLength(text));
+    return (await handle.write(text)).bytesWritten;
+  }
+
+  private claimed(): Transform {
+    return new Transform({
+      transform: (chunk: Buffer, _encoding, done) => {
+        this.claim(chunk.length).then(() => done(null, chunk), done);
+      },
+    });
+  }
+
+  private async write(path: string, extension: string, render: () => AsyncIterable<string>): Promise<RootFiles> {
     await mkdir(this.dir, { recursive: true });
     const tmp = `${path}.${process.pid}.tmp`;
+    const gzTmp = `${path}.gz.${process.pid}.tmp`;
     const handle = await open(tmp, 'w');
+    const gzip = createGzip({ level: 6 });
+    const gzWritten = pipeline(gzip, this.claimed(), createWriteStream(gzTmp));
+    gzWritten.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
     let size = 0;
     try {
       let pending = '';
       for await (const chunk of render()) {
         pending += chunk;
-        if (pending.length >= 1 << 16) {
+        if (pending.length >= FLUSH_AT) {
           size += await this.append(handle, pending);
+          await feed(gzip, pending);
           pending = '';
         }
       }
       size += await this.append(handle, pending);
+      gzip.end(pending);
+      await gzWritten;
     } catch (err) {
+      gzip.destroy();
+      await gzWritten.catch(() => {});
       await handle.close();
-      await unlink(tmp).catch(() => {});
+      await Promise.all([unlink(tmp).catch(() => {}), unlink(gzTmp).catch(() => {})]);
       throw err;
     }
     await handle.close();
+    await rename(gzTmp, `${path}.gz`);
     await rename(tmp, path);
+    const gzSize = (await stat(`${path}.gz`)).size;
     for (const old of await readdir(this.dir)) {
-      if (old.startsWith('root-') && old.endsWith(`.${extension}`) && join(this.dir, old) !== path) {
-        await unlink(join(this.dir, old)).catch(() => {});
+      const oldPath = join(this.dir, old);
+      const current = oldPath === path || oldPath === `${path}.gz`;
+      if (!current && old.startsWith('root-') && (old.endsWith(`.${extension}`) || old.endsWith(`.${extension}.gz`))) {
+        await unlink(oldPath).catch(() => {});
       }
     }
-    return { path, size };
+    return { plain: { path, size }, gzip: { path: `${path}.gz`, size: gzSize } };
   }
+}
+
+/** Writes to a stream, waiting for it to drain when its buffer is full. */
+function feed(stream: Writable, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (stream.destroyed) return reject(new Error('the compressor was closed'));
+    if (stream.write(text)) return resolve();
+    const settle = (err?: Error) => {
+      stream.off('error', settle).off('close', closed).off('drain', drained);
+      if (err) reject(err);
+      else resolve();
+    };
+    const closed = () => settle(new Error('the compressor was closed'));
+    const drained = () => settle();
+    stream.on('error', settle).on('close', closed).on('drain', drained);
+  });
 }

@@ -3,6 +3,7 @@
  * store, a storage key or the upstream.
  */
 import { badRequest } from '../errors.js';
+import type { CodeWithStatus } from '../error-catalogue.js';
 import { MAX_NAME_LENGTH, MAX_SEGMENT_BYTES, isValidProjectName } from '../model/names.js';
 import { pyRepr } from '../model/py-repr.js';
 
@@ -17,7 +18,7 @@ export function checkProjectName(name: string): void {
   );
 }
 
-function checkSegment(value: string, code: string, what: string): void {
+function checkSegment(value: string, code: CodeWithStatus<400>, what: string): void {
   const bytes = Buffer.byteLength(value);
   if (bytes <= MAX_SEGMENT_BYTES) return;
   throw badRequest(code, `The ${what} ${pyRepr(value, 60)} is too long (${bytes} bytes): ${what}s are at most ${MAX_SEGMENT_BYTES} bytes.`);

@@ -71,7 +71,7 @@ export class ProjectAdmin {
     this.meta.addMaintainer(record.name, user, this.actor(who));
   }
 
-  /** Lets a new private project take a name that exists upstream (decision 8). Administrators only. */
+  /** Lets a new private project take a name that exists upstream (docs/uploads.md). Administrators only. */
   allowName(name: string, who: Identity): string {
     if (!who.admin) throw forbidden('not_admin', 'Only an administrator may allow a name that exists upstream.');
     checkProjectName(name);

@@ -3,12 +3,16 @@
  * bytes served from the cache and fetched from the upstream, hash mismatches, uploads, blob store size.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Clock } from '../clock.js';
 import type { CacheState } from '../model/documents.js';
 
 export interface StoreTotals {
   private: { bytes: number; files: number };
   cached: { bytes: number; files: number };
 }
+
+/** How long the summed store totals are reused: summing is linear in the records, scrapes come every few seconds. */
+export const TOTALS_REUSE_MS = 5_000;
 
 export class Metrics {
   readonly registry = new Registry();
@@ -32,12 +36,12 @@ export class Metrics {
   readonly storeFailures = new Counter({ name: 'larder_store_failures_total', help: 'Cache writes that failed for another reason (what they concerned was still served).', registers: [this.registry] });
   readonly evictions = new Counter({ name: 'larder_cache_evictions_total', help: 'Cached upstream files evicted to stay under LARDER_CACHE_MAX_SIZE.', registers: [this.registry] });
 
-  constructor(totals: () => StoreTotals) {
+  constructor(totals: () => StoreTotals, clock: Clock, totalsReuseMs = TOTALS_REUSE_MS) {
     collectDefaultMetrics({ register: this.registry, prefix: 'larder_' });
     let last: { at: number; totals: StoreTotals } | null = null;
     const refresh = () => {
-      // Summing the records is linear in their number; a scrape every few seconds need not redo it.
-      if (!last || Date.now() - last.at > 5_000) last = { at: Date.now(), totals: totals() };
+      const now = clock.now();
+      if (!last || now - last.at > totalsReuseMs) last = { at: now, totals: totals() };
       return last.totals;
     };
     for (const [name, help, field] of [

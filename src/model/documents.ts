@@ -2,6 +2,7 @@
  * The page model: what every index source returns and every renderer reads.
  * One shape for private projects, upstream projects and the merge of both.
  */
+import type { Readable } from 'node:stream';
 import type { ProjectName } from './names.js';
 
 export type HashName = 'md5' | 'sha1' | 'sha224' | 'sha256' | 'sha384' | 'sha512' | 'blake2b_256' | string;
@@ -135,15 +136,15 @@ export interface ProjectReleases {
 
 /**
  * The bytes of one file (or of its `.metadata` / `.asc` companion): a file on disk, or a stream that
- * `open()` starts (so a HEAD request never starts a download). `open()` rejects when the download fails
+ * `open()` starts (so a HEAD request of a file of known size starts no download). `open()` rejects when the download fails
  * before its first byte, so the caller can still answer with an error status; it resolves with the size
  * when that is known by then (advertised, or the upstream's Content-Length).
  */
 export type FileBody =
-  | { kind: 'disk'; path: string; size: number; etag: string; contentType: string }
+  | { kind: 'disk'; path: string; size: number; sha256: string; etag: string; contentType: string }
   | {
       kind: 'stream';
-      open: () => Promise<{ stream: NodeJS.ReadableStream; size: number | null }>;
+      open: () => Promise<{ stream: Readable; size: number | null }>;
       size: number | null;
       etag: string | null;
       contentType: string;

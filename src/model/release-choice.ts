@@ -9,7 +9,7 @@ function kindRank(version: string): number {
 }
 
 /**
- * `/pypi/<p>/json`'s release (C36): the highest non-yanked final release, else the highest non-yanked
+ * `/pypi/<p>/json`'s release (docs/index-api.md, "The JSON API"): the highest non-yanked final release, else the highest non-yanked
  * pre-release, else the same among yanked releases. Null when the project has no releases.
  */
 export function latestRelease(releases: readonly Release[]): Release | null {
@@ -28,7 +28,7 @@ function ranksAbove(a: Release, b: Release): boolean {
 }
 
 /**
- * `/pypi/<p>/<v>/json`'s release (C40): the exact version string, else the one release with the same
+ * `/pypi/<p>/<v>/json`'s release: the exact version string, else the one release with the same
  * canonical version (`1.0` finds `1.0.0`). Null when none or several match.
  */
 export function findRelease(releases: readonly Release[], version: string): Release | null {

@@ -1,29 +1,29 @@
 /**
- * Warehouse's JSON API: `/pypi/<p>/json` and `/pypi/<p>/<v>/json` (standards §9, service-interface 2.1–2.3,
- * 4.1–4.2).
+ * Warehouse's JSON API: `/pypi/<p>/json` and `/pypi/<p>/<v>/json` (docs/index-api.md, "The JSON API").
  *
- * Where service-interface.md and pypi.org differ, service-interface.md wins (spec/README.md):
+ * Where larder's service interface and pypi.org differ, the interface wins:
  *
- * | field                                   | pypi.org (standards §9, C37/C38)  | larder (service-interface)         |
+ * | field                                   | pypi.org                          | larder (service interface)         |
  * |-----------------------------------------|-----------------------------------|------------------------------------|
- * | info.author, author_email, download_url,| string or null                    | string, "" when none (2.2 "may be  |
+ * | info.author, author_email, download_url,| string or null                    | string, "" when none ("may be      |
  * |   home_page, keywords, license,         |                                   |   empty")                          |
  * |   platform, summary                     |                                   |                                    |
- * | info.bugtrack_url                       | always null                       | always "" (2.2: string)            |
- * | info.project_urls                       | object, or null when none; in     | object, {} when none (2.2: object);|
+ * | info.bugtrack_url                       | always null                       | always "" (typed string)           |
+ * | info.project_urls                       | object, or null when none; in     | object, {} when none;              |
  * |                                         |   both documents                  |   only in the project document     |
- * | releases                                | project document only (C37)       | both documents (4.2: "releases     |
+ * | releases                                | project document only             | both documents ("releases          |
  * |                                         |                                   |   still lists all releases")       |
- * | file comment_text                       | string or null                    | string, "" when none (2.3)         |
- * | file has_sig                            | always false                      | whether a signature exists (2.3)   |
+ * | file comment_text                       | string or null                    | string, "" when none               |
+ * | file has_sig                            | always false                      | whether a signature exists         |
  *
- * Fields service-interface.md does not list follow pypi.org: `dynamic`, `license_files`, `provides_extra`
+ * Fields the service interface does not list follow pypi.org: `dynamic`, `license_files`, `provides_extra`
  * are a list or null (never []), `license_expression` is a string or null, `docs_url` is null,
  * `requires_dist` is a list or null, `yanked_reason` is null rather than "", file dicts carry `core-metadata`
  * (false or a hash dict), and `ownership` appears when the source knows it.
  *
- * Unknown values the model allows but the interface types as non-null: `size` 0, a missing digest "";
- * an unknown upload time is null in both `upload_time` fields rather than an invented time.
+ * What larder cannot know (an upstream that gives no JSON API and no size or digest on its pages, a file
+ * not yet cached) is null: `size`, a digest in `digests`, `md5_digest`, both `upload_time` fields — never
+ * a made-up 0 or "" (pypi.org never sends an empty digest). docs/json-api.md lists what is filled from where.
  */
 import type { ProjectReleases, Release, ReleaseFile } from '../model/documents.js';
 import { compareCodePoints, toWireJson } from './json-wire.js';
@@ -34,13 +34,13 @@ import { fileUrl, projectUrl, releaseUrl } from './urls.js';
 
 const NO_DOWNLOADS = { last_day: -1, last_month: -1, last_week: -1 };
 
-/** The project document, describing the latest release (C36); null when the project has no releases (404). */
+/** The project document, describing the latest release; null when the project has no releases (404). */
 export function renderProjectJson(doc: ProjectReleases, base: string): string | null {
   const release = latestRelease(doc.releases);
   return release && renderDocument(doc, release, base, true);
 }
 
-/** The document of one release, found by exact or canonical version (C40); null when none matches (404). */
+/** The document of one release, found by exact or canonical version; null when none matches (404). */
 export function renderReleaseJson(doc: ProjectReleases, version: string, base: string): string | null {
   const release = findRelease(doc.releases, version);
   return release && renderDocument(doc, release, base, false);
@@ -113,11 +113,11 @@ function filesJson(doc: ProjectReleases, release: Release, base: string): unknow
 
 function fileJson(doc: ProjectReleases, release: Release, file: ReleaseFile, base: string): Record<string, unknown> {
   const yanked = release.yanked || file.yanked;
-  const md5 = file.hashes.md5 ?? '';
+  const md5 = file.hashes.md5 ?? null;
   return {
     comment_text: file.comment ?? '',
     'core-metadata': coreMetadata(file),
-    digests: { blake2b_256: file.hashes.blake2b_256 ?? '', md5, sha256: file.hashes.sha256 ?? '' },
+    digests: { blake2b_256: file.hashes.blake2b_256 ?? null, md5, sha256: file.hashes.sha256 ?? null },
     downloads: -1,
     filename: file.filename,
     has_sig: file.hasSig,
@@ -125,7 +125,7 @@ function fileJson(doc: ProjectReleases, release: Release, file: ReleaseFile, bas
     packagetype: file.packagetype,
     python_version: file.pythonVersion,
     requires_python: file.requiresPython || null,
-    size: file.size ?? 0,
+    size: file.size ?? null,
     upload_time: naiveUploadTime(file.uploadTime),
     upload_time_iso_8601: isoUploadTime(file.uploadTime),
     url: fileUrl(base, doc.name, file.filename),

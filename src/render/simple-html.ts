@@ -1,6 +1,6 @@
 /** PEP 503 HTML pages (with the PEP 592/629/658/714/740/792 attributes; frozen by PEP 833). */
 import { listBatches, type FileEntry, type ProjectListInput, type ProjectPage } from '../model/documents.js';
-import { API_VERSION } from './api-version.js';
+import { API_VERSION, pageApiVersion } from './api-version.js';
 import { escapeHtml } from './html-escape.js';
 import { preferredHash } from './hashes.js';
 import { coreMetadata, projectStatus, requiresPython, sortedFiles, yankedReason } from './simple-fields.js';
@@ -9,13 +9,13 @@ import { fileUrlWithHash, projectPagePath } from './urls.js';
 /** Anchors per chunk of the streamed root page. */
 const ROOT_BATCH = 1000;
 
-function head(title: string, extraMeta: string[]): string {
+function head(title: string, apiVersion: string, extraMeta: string[]): string {
   return [
     '<!DOCTYPE html>',
     '<html lang="en">',
     '  <head>',
     '    <meta charset="utf-8">',
-    `    <meta name="pypi:repository-version" content="${API_VERSION}">`,
+    `    <meta name="pypi:repository-version" content="${apiVersion}">`,
     ...extraMeta.map((meta) => `    ${meta}`),
     `    <title>${escapeHtml(title)}</title>`,
     '  </head>',
@@ -32,7 +32,7 @@ export function renderProjectHtml(page: ProjectPage, base: string): string {
   if (status.reason) meta.push(`<meta name="pypi:project-status-reason" content="${escapeHtml(status.reason)}">`);
   const title = `Links for ${page.name}`;
   const anchors = sortedFiles(page.files).map((file) => `    ${fileAnchor(page, file, base)}<br />\n`);
-  return `${head(title, meta)}    <h1>${escapeHtml(title)}</h1>\n${anchors.join('')}${TAIL}<!--SERIAL ${page.serial}-->\n`;
+  return `${head(title, pageApiVersion(page), meta)}    <h1>${escapeHtml(title)}</h1>\n${anchors.join('')}${TAIL}<!--SERIAL ${page.serial}-->\n`;
 }
 
 function fileAnchor(page: ProjectPage, file: FileEntry, base: string): string {
@@ -63,7 +63,7 @@ function coreMetadataAttribute(file: FileEntry): string | null {
  * relative to the host, or absolute under `base` when one is given.
  */
 export async function* renderRootHtmlChunks(entries: ProjectListInput, base?: string): AsyncIterable<string> {
-  yield head('Simple Index', []);
+  yield head('Simple Index', API_VERSION, []);
   const prefix = base === undefined ? '' : base.replace(/\/+$/, '');
   let batch: string[] = [];
   for await (const list of listBatches(entries)) {

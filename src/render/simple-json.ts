@@ -2,11 +2,11 @@
  * PEP 691 JSON pages (with the PEP 700/714/740/792 keys).
  *
  * A file whose size the model does not know (an upstream HTML page without sizes) gets no `size` key,
- * and the page then says api-version API_VERSION_WITHOUT_SIZE: 1.1 makes `size` required, and a made-up
+ * and the page (in both forms) then says api-version API_VERSION_WITHOUT_SIZE: 1.1 makes `size` required, and a made-up
  * 0 would be a wrong value that clients (uv) read. Every other key is the same at either version.
  */
 import { listBatches, type FileEntry, type ProjectListInput, type ProjectPage } from '../model/documents.js';
-import { API_VERSION, API_VERSION_WITHOUT_SIZE } from './api-version.js';
+import { API_VERSION, pageApiVersion } from './api-version.js';
 import { indexHashes } from './hashes.js';
 import { toCompactJson, toWireJson } from './json-wire.js';
 import { coreMetadata, projectStatus, requiresPython, sortedFiles, yankedReason } from './simple-fields.js';
@@ -17,9 +17,8 @@ import { fileUrl } from './urls.js';
 const ROOT_BATCH = 1000;
 
 export function renderProjectJson(page: ProjectPage, base: string): string {
-  const allSized = page.files.every((file) => file.size !== null);
   return toWireJson({
-    meta: { 'api-version': allSized ? API_VERSION : API_VERSION_WITHOUT_SIZE, '_last-serial': page.serial },
+    meta: { 'api-version': pageApiVersion(page), '_last-serial': page.serial },
     name: page.name,
     files: sortedFiles(page.files).map((file) => fileJson(page, file, base)),
     versions: versionsOf(page),

@@ -1,4 +1,4 @@
-/** `/stats/`: the largest projects and the total size (service-interface 2.5, 4.6). */
+/** `/stats/`: the largest projects and the total size. */
 import { escapeHtml } from './html-escape.js';
 import { compareCodePoints, toWireJson } from './json-wire.js';
 

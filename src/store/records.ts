@@ -7,8 +7,8 @@ export interface ProjectRecord {
   createdAt: string;
   serial: number;
   /**
-   * The upstream's serial for this name when the private project was created over it (decision 8 allows
-   * that); added to larder's serial so the project's serial never goes down for a client that saw the
+   * The upstream's serial for this name when the private project was created over it (an administrator's
+   * allow-name permits that); added to larder's serial so the project's serial never goes down for a client that saw the
    * upstream project before.
    */
   serialBase?: number;
@@ -92,7 +92,7 @@ export interface DeletedFilename {
   deletedAt: string;
 }
 
-/** A name an administrator allowed to be created privately although it exists upstream (decision 8). */
+/** A name an administrator allowed to be created privately although it exists upstream (docs/uploads.md). */
 export interface AllowedName {
   name: string;
   by: string | null;

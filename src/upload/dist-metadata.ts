@@ -24,7 +24,7 @@ const COMPRESSION_RATIO_THRESHOLD = 50;
 const ZIP_STORED = 0;
 const ZIP_DEFLATED = 8;
 
-const invalidDist = (detail: string) => new LarderError(400, 'invalid_distribution', `Invalid distribution file. ${detail}`);
+const invalidDist = (detail: string) => new LarderError('invalid_distribution', `Invalid distribution file. ${detail}`);
 const ratioExceeded = () => invalidDist(`File exceeds compression ratio of ${COMPRESSION_RATIO_THRESHOLD}`);
 const zipNotAccepted = (err: unknown) =>
   invalidDist(`ZIP archive not accepted: ${err instanceof Error ? err.message : String(err)}`);
@@ -49,7 +49,6 @@ export async function readWheelMetadata(path: string, filename: string): Promise
     if (!names.has(`${dir}/WHEEL`)) throw invalidDist(`WHEEL not found at ${dir}/WHEEL`);
     if (!entry) {
       throw new LarderError(
-        400,
         'invalid_distribution',
         `Wheel '${filename}' does not contain the required METADATA file: ${expectedDir}/METADATA`,
       );

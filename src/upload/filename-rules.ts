@@ -1,11 +1,12 @@
 /**
  * The checks on a distribution's filename (Warehouse `forklift/legacy.py` steps 12, 21 and 22), with
- * larder's decisions: legacy and PEP 625 sdist names and `.zip` sdists are accepted (decision 11), and any
+ * larder's decisions: legacy and PEP 625 sdist names and `.zip` sdists are accepted (docs/uploads.md), and any
  * syntactically valid wheel tag is accepted (a private index builds for platforms PyPI does not list,
  * e.g. `linux_x86_64`).
  */
 import { pep440String } from '../model/versions.js';
 import { LarderError } from '../errors.js';
+import type { CodeWithStatus } from '../error-catalogue.js';
 import { filenameProjectPart, normalizeName } from '../model/names.js';
 import { pyRepr } from '../model/py-repr.js';
 import type { FileType } from './types.js';
@@ -17,7 +18,7 @@ export const EXTENSIONS_BY_FILETYPE: Record<FileType, readonly string[]> = {
   bdist_wheel: ['.whl'],
 };
 
-const invalid = (code: string, message: string) => new LarderError(400, code, message);
+const invalid = (code: CodeWithStatus<400>, message: string) => new LarderError(code, message);
 
 /** Step 12: characters of the name. */
 export function checkFilenameCharacters(filename: string): void {
@@ -69,7 +70,7 @@ const sameVersion = (a: string, b: string): boolean => {
 };
 
 /**
- * Step 21, per decision 11: `<name>-<version><ext>` where the name part normalizes to the project
+ * Step 21, with larder's wider sdist rule: `<name>-<version><ext>` where the name part normalizes to the project
  * (PEP 625 `foo_bar-1.0.tar.gz` and legacy `foo-bar-1.0.tar.gz`, `Foo.Bar-1.0.zip` alike) and the
  * version part is the form's version once both are normalized.
  */

@@ -91,7 +91,7 @@ export function parseUploadForm(fields: Record<string, string[]>): UploadForm {
     if (isSingle) {
       const distinct = new Set(values);
       if (distinct.size > 1) {
-        throw new LarderError(400, 'repeated_field', `Field '${key}' was sent more than once with different values.`);
+        throw new LarderError('repeated_field', `Field '${key}' was sent more than once with different values.`);
       }
       form.single[key as SingleField] = values[0]!;
     } else {
@@ -117,7 +117,6 @@ export function parseProjectUrls(values: readonly string[]): Record<string, stri
     const url = comma === -1 ? '' : value.slice(comma + 1).trim();
     if (Object.hasOwn(urls, label)) {
       throw new LarderError(
-        400,
         'invalid_metadata',
         `'project_urls' has invalid data (duplicate label '${label}'). ${CORE_METADATA_HELP}`,
       );

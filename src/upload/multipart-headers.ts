@@ -4,20 +4,20 @@ import { LarderError } from '../errors.js';
 /** Refuses anything but `multipart/form-data` before a byte of the body is read. */
 export function assertMultipartFormData(contentType: string | undefined): void {
   if (!contentType || !contentType.trim()) {
-    throw new LarderError(400, 'missing_content_type', 'Missing Content-Type. Upload with multipart/form-data.');
+    throw new LarderError('missing_content_type', 'Missing Content-Type. Upload with multipart/form-data.');
   }
   const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
   if (mediaType !== 'multipart/form-data') {
     const shown = mediaType.replace(/[^\x20-\x7e]/g, '?').slice(0, 100);
-    throw new LarderError(415, 'unsupported_media_type', `Unsupported Content-Type '${shown}'. Upload with multipart/form-data.`);
+    throw new LarderError('unsupported_media_type', `Unsupported Content-Type '${shown}'. Upload with multipart/form-data.`);
   }
 }
 
 /**
  * The `filename` (or RFC 5987 `filename*`) parameter of a part's Content-Disposition, as the client meant
  * it: quoted-pair escapes for `"` and `\` undone, and the `%22`/`%0A`/`%0D` escapes of the HTML form
- * encoding decoded. Unlike formidable's own parsing it keeps any path, so the filename checks can see
- * `/` and `\`. Null when the part carries no filename parameter, i.e. is a text field.
+ * encoding decoded. It keeps any path, so the filename checks can see `/` and `\`. Null when the part
+ * carries no filename parameter, i.e. is a text field (RFC 7578: the filename makes a part a file).
  */
 export function dispositionFilename(disposition: string | undefined): string | null {
   if (!disposition) return null;
@@ -26,7 +26,24 @@ export function dispositionFilename(disposition: string | undefined): string | n
     const decoded = decodeExtValue(extended[2]!.trim());
     if (decoded !== null) return decoded;
   }
-  const plain = /(?:^|;)\s*filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/i.exec(disposition);
+  return plainParam(disposition, /(?:^|;)\s*filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/i);
+}
+
+/** The `name` parameter of a part's Content-Disposition (decoded like the filename); null when absent. */
+export function dispositionName(disposition: string | undefined): string | null {
+  if (!disposition) return null;
+  return plainParam(disposition, /(?:^|;)\s*name\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/i);
+}
+
+/** The `boundary` parameter of a multipart Content-Type; null when absent or empty. */
+export function multipartBoundary(contentType: string): string | null {
+  const m = /;\s*boundary\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]*))/i.exec(contentType);
+  const boundary = m ? (m[1] ?? m[2]!).replace(/\\(.)/g, '$1') : '';
+  return boundary || null;
+}
+
+function plainParam(header: string, pattern: RegExp): string | null {
+  const plain = pattern.exec(header);
   if (!plain) return null;
   if (plain[1] === undefined) return plain[2]!.trim();
   return plain[1]

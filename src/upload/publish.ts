@@ -20,7 +20,7 @@ import type { ValidatedUpload } from './types.js';
 import { UploadBlobs } from './upload-blobs.js';
 import { checkWheelIdentity } from './wheel-identity.js';
 
-/** Answers whether a name exists on the upstream index (decision 8). The proxy fills it with the real upstream. */
+/** Answers whether a name exists on the upstream index (docs/uploads.md, "Private names and the upstream"). The proxy fills it with the real upstream. */
 export interface UpstreamNames {
   exists(name: ProjectName): Promise<boolean>;
   /** The upstream serial larder has seen for the name (0 if none), without asking the upstream. */
@@ -117,7 +117,7 @@ export class Publisher {
       case 'reused-filename':
         throw filenameReused();
       default:
-        throw new LarderError(500, 'internal', 'Unexpected publish result.');
+        throw new LarderError('internal', 'Unexpected publish result.');
     }
   }
 

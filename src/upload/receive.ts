@@ -1,7 +1,12 @@
 /**
- * Receiving a legacy upload: the multipart/form-data body is streamed with formidable; text fields are
- * collected (repeats kept in order), the `content` and `gpg_signature` parts go straight to temporary
- * files through a hashing writer, so memory stays flat whatever the file size.
+ * Receiving a legacy upload: the multipart/form-data body is split into parts by @fastify/busboy's
+ * `Dicer` (its public part-level parser, which hands over each part's raw headers); text fields are
+ * collected (repeats kept in order), the `content` and `gpg_signature` parts are piped straight to
+ * temporary files through a hashing writer, so memory stays flat whatever the file size: a slow disk
+ * pauses the part, which pauses the parser, which pauses the request.
+ *
+ * A part is a file when its Content-Disposition has a filename (RFC 7578), with or without a
+ * Content-Type (flit sends none).
  *
  * `:action` may also come as a query parameter (`/legacy/?:action=file_upload`), as on PyPI: it is taken
  * from `opts.query` (or else `req.url`) and used when the form has no `:action` field.
@@ -13,20 +18,23 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { Writable } from 'node:stream';
-import type { Part } from 'formidable';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { lazyRequire } from '../lazy-require.js';
 import { LarderError } from '../errors.js';
 import { HashingFileWriter, whenClosed, type HashingWriterOptions } from './hashing-writer.js';
-import { assertMultipartFormData, dispositionFilename } from './multipart-headers.js';
+import { assertMultipartFormData, dispositionFilename, dispositionName, multipartBoundary } from './multipart-headers.js';
 import type { RawUpload, ReceiveOptions, ReceivedFile } from './types.js';
 
-const formidable = () => lazyRequire('formidable') as typeof import('formidable');
+const busboy = () => lazyRequire('@fastify/busboy') as typeof import('@fastify/busboy');
 
 const MiB = 1024 * 1024;
 const DEFAULT_MAX_FIELDS_SIZE = 20 * MiB;
 const DEFAULT_MAX_FIELDS = 1000;
 const DEFAULT_MAX_SIGNATURE_SIZE = 1 * MiB;
+/** Content-Transfer-Encodings that leave the bytes as they are (RFC 7578 deprecates the others). */
+const IDENTITY_ENCODINGS = new Set(['7bit', '8bit', 'binary']);
 
 interface PartInfo {
   field: string;
@@ -39,82 +47,87 @@ interface ReceivedPart {
   writer: HashingFileWriter;
 }
 
-/** What formidable hands to `fileWriteStreamHandler` (its typings leave these out). */
-interface FormidableFile {
-  newFilename: string;
-  filepath: string;
-}
-
-type PartWithHeaders = Part & { headers?: Record<string, string | undefined> };
+type PartHeaders = Record<string, string[] | undefined>;
 
 export async function receiveUpload(req: IncomingMessage, opts: ReceiveOptions): Promise<RawUpload> {
   assertMultipartFormData(req.headers['content-type']);
+  const boundary = multipartBoundary(req.headers['content-type']!);
+  if (!boundary) throw invalidMultipart('the Content-Type has no boundary parameter');
 
   const fields: Record<string, string[]> = Object.create(null);
-  const partsById = new Map<string, PartInfo>();
   const received = new Map<string, ReceivedPart>();
   const writers: HashingFileWriter[] = [];
-  /** Every stream handed to formidable, the refusing ones included. */
-  const streams: Writable[] = [];
-  let failed = false;
-
   const fileLimits = fileLimitsFor(opts);
-
-  const refuse = (error: Error): Writable => {
-    const stream = failingWriter(error);
-    streams.push(stream);
-    return stream;
-  };
-  const openWriter = (file: FormidableFile): Writable => {
-    const info = partsById.get(file.newFilename);
-    if (failed || !info) return refuse(new Error('upload already failed'));
-    const limits = Object.hasOwn(fileLimits, info.field) ? fileLimits[info.field] : undefined;
-    if (!limits) return refuse(new LarderError(400, 'unexpected_file', `${info.field}: Should not be a tuple.`));
-    if (received.has(info.field)) {
-      return refuse(new LarderError(400, 'repeated_file', `Upload payload has more than one '${info.field}' file.`));
-    }
-    const writer = new HashingFileWriter(file.filepath, limits);
-    writers.push(writer);
-    streams.push(writer);
-    received.set(info.field, { info, writer });
-    return writer;
-  };
-
   const maxFieldsSize = opts.maxFieldsSize ?? DEFAULT_MAX_FIELDS_SIZE;
   const maxFields = opts.maxFields ?? DEFAULT_MAX_FIELDS;
-  const form = new (formidable().Formidable)({
-    uploadDir: opts.tmpDir,
-    enabledPlugins: [formidable().multipart],
-    maxFields,
-    maxFieldsSize,
-    // The hashing writers enforce the per-file limits while streaming; formidable's own checks would
-    // only look at the end of a part.
-    maxFileSize: Infinity,
-    maxTotalFileSize: Infinity,
-    allowEmptyFiles: true,
-    minFileSize: 0,
-    filename: (_name, _ext, part) => {
-      const id = `larder-upload-${randomUUID()}`;
-      partsById.set(id, describePart(part as PartWithHeaders));
-      return id;
-    },
-    fileWriteStreamHandler: (file) => openWriter(file as unknown as FormidableFile),
-  });
+  let fieldsSize = 0;
+  let fieldCount = 0;
 
-  // Formidable calls a part a file when it has a Content-Type; here the filename parameter decides
-  // (RFC 7578), so a file part without a Content-Type still reaches validation, which rejects it.
-  form.onPart = (part: Part) => {
-    if (failed || !part.name) return;
-    const isFile = dispositionFilename((part as PartWithHeaders).headers?.['content-disposition']) !== null;
-    part.mimetype = isFile ? part.mimetype || 'application/octet-stream' : null;
-    return form._handlePart(part);
+  let failed = false;
+  let fail: (error: unknown) => void = () => undefined;
+  const parser = new (busboy().Dicer)({ boundary });
+
+  const collectField = (name: string, part: Readable): void => {
+    if (++fieldCount > maxFields) return fail(new LarderError('too_many_fields', `Too many form fields. Limit is ${maxFields}.`));
+    const chunks: Buffer[] = [];
+    part.on('data', (chunk: Buffer) => {
+      fieldsSize += chunk.length;
+      if (fieldsSize > maxFieldsSize) {
+        fail(new LarderError('fields_too_large', `Form fields too large. Limit is ${formatSize(maxFieldsSize)}.`));
+      } else chunks.push(chunk);
+    });
+    part.on('end', () => {
+      if (!failed) (fields[name] ??= []).push(Buffer.concat(chunks).toString('utf8'));
+    });
   };
-  holdRequestUntilWritten(form);
-  form.on('field', (name, value) => {
-    (fields[name] ??= []).push(value);
-  });
-  form.on('error', () => {
-    failed = true;
+
+  const receiveFile = (info: PartInfo, part: Readable): void => {
+    const limits = Object.hasOwn(fileLimits, info.field) ? fileLimits[info.field] : undefined;
+    if (!limits) return fail(new LarderError('unexpected_file', `${info.field}: Should not be a tuple.`));
+    if (received.has(info.field)) {
+      return fail(new LarderError('repeated_file', `Upload payload has more than one '${info.field}' file.`));
+    }
+    const writer = new HashingFileWriter(join(opts.tmpDir, `larder-upload-${randomUUID()}`), limits);
+    writers.push(writer);
+    received.set(info.field, { info, writer });
+    writer.on('error', fail);
+    part.pipe(writer);
+  };
+
+  const onPart = (part: Readable): void => {
+    // Every part is read to its end, or the parser would wait for it forever; a part's bytes only flow
+    // after its 'header' event, where the listeners that want them are attached.
+    part.on('error', () => undefined);
+    part.once('header', (raw: object) => {
+      if (failed) return;
+      const headers = raw as PartHeaders;
+      const disposition = headerValue(headers, 'content-disposition');
+      const name = dispositionName(disposition);
+      if (!name) return;
+      const encoding = headerValue(headers, 'content-transfer-encoding')?.trim().toLowerCase();
+      if (encoding && !IDENTITY_ENCODINGS.has(encoding)) {
+        return fail(invalidMultipart('a part uses an unsupported Content-Transfer-Encoding'));
+      }
+      const filename = dispositionFilename(disposition);
+      if (filename === null) return collectField(name, part);
+      receiveFile({ field: name, filename, contentType: headerValue(headers, 'content-type')?.trim() || null }, part);
+    });
+    part.resume();
+  };
+
+  const parsed = new Promise<void>((resolve, reject) => {
+    fail = (error) => {
+      if (failed) return;
+      failed = true;
+      reject(error);
+    };
+    parser.on('part', onPart);
+    parser.on('error', () => fail(invalidMultipart('the body is not well-formed multipart/form-data or ends before the closing boundary')));
+    parser.on('finish', () => {
+      Promise.all(writers.map((writer) => finished(writer))).then(() => resolve(), fail);
+    });
+    req.on('error', () => fail(abortedError()));
+    req.pipe(parser);
   });
 
   let cleaned: Promise<void> | null = null;
@@ -129,16 +142,13 @@ export async function receiveUpload(req: IncomingMessage, opts: ReceiveOptions):
 
   const abort = watchForAbort(req);
   try {
-    await Promise.race([form.parse(req), abort.promise]);
-    // A writer's 'error' event waits for its file to close, so formidable may finish the part (and the
-    // form) before it hears of the failure; `errored` is set at once.
-    const streamError = streams.find((stream) => stream.errored)?.errored;
-    if (streamError) throw streamError;
+    await Promise.race([parsed, abort.promise]);
   } catch (err) {
     failed = true;
+    req.unpipe(parser);
     await cleanup();
     if (!req.destroyed) req.resume();
-    throw toLarderError(err, { maxFieldsSize, maxFields });
+    throw err;
   } finally {
     abort.dispose();
   }
@@ -163,55 +173,24 @@ function fileLimitsFor(opts: ReceiveOptions): Record<string, HashingWriterOption
   return {
     content: {
       maxBytes: opts.maxFileSize,
-      tooLarge: () => new LarderError(413, 'file_too_large', `File too large. Limit is ${formatSize(opts.maxFileSize)}.`),
+      tooLarge: () => new LarderError('file_too_large', `File too large. Limit is ${formatSize(opts.maxFileSize)}.`),
     },
     gpg_signature: {
       maxBytes: maxSignatureSize,
       tooLarge: () =>
-        new LarderError(413, 'signature_too_large', `Signature file too large. Limit is ${formatSize(maxSignatureSize)}.`),
+        new LarderError('signature_too_large', `Signature file too large. Limit is ${formatSize(maxSignatureSize)}.`),
     },
   };
 }
 
-/**
- * Formidable pauses the request before each file write and resumes it when that write is done, but one
- * network chunk can become several writes, so a single finished write used to let the next chunk in
- * while others were still queued: the queue, and memory, grew with the file. Counting makes the request
- * resume only once every write it started has reached the disk.
- */
-function holdRequestUntilWritten(form: InstanceType<typeof import('formidable').Formidable>): void {
-  const flow = form as unknown as { pause(): boolean; resume(): boolean };
-  const pause = flow.pause.bind(flow);
-  const resume = flow.resume.bind(flow);
-  let pending = 0;
-  flow.pause = () => {
-    pending += 1;
-    return pause();
-  };
-  flow.resume = () => {
-    pending = Math.max(0, pending - 1);
-    return pending === 0 ? resume() : true;
-  };
-}
-
-function describePart(part: PartWithHeaders): PartInfo {
-  const headers = part.headers ?? {};
-  return {
-    field: part.name ?? '',
-    filename: dispositionFilename(headers['content-disposition']) ?? part.originalFilename ?? '',
-    contentType: headers['content-type']?.trim() || null,
-  };
+/** A part header's first value; the parser reads header bytes as latin-1, clients send UTF-8. */
+function headerValue(headers: PartHeaders, name: string): string | undefined {
+  const value = headers[name]?.[0];
+  return value === undefined ? undefined : Buffer.from(value, 'latin1').toString('utf8');
 }
 
 function toReceivedFile({ info, writer }: ReceivedPart): ReceivedFile {
   return { path: writer.path, filename: info.filename, contentType: info.contentType, ...writer.digests };
-}
-
-function failingWriter(error: Error): Writable {
-  return new Writable({
-    construct: (callback) => callback(error),
-    write: (_chunk, _encoding, callback) => callback(),
-  });
 }
 
 function queryActions(query: ReceiveOptions['query'], url: string | undefined): string[] {
@@ -237,37 +216,9 @@ function watchForAbort(req: IncomingMessage): { promise: Promise<never>; dispose
 }
 
 const abortedError = () =>
-  new LarderError(400, 'upload_aborted', 'Upload aborted: the request body ended before it was complete.');
+  new LarderError('upload_aborted', 'Upload aborted: the request body ended before it was complete.');
 
-function toLarderError(err: unknown, limits: { maxFieldsSize: number; maxFields: number }): unknown {
-  if (err instanceof LarderError) return err;
-  const code = (err as { code?: unknown } | null)?.code;
-  if (err instanceof Error && typeof code === 'number' && 'httpCode' in err) {
-    switch (code) {
-      case formidable().errors.aborted:
-        return abortedError();
-      case formidable().errors.maxFieldsSizeExceeded:
-        return new LarderError(413, 'fields_too_large', `Form fields too large. Limit is ${formatSize(limits.maxFieldsSize)}.`);
-      case formidable().errors.maxFieldsExceeded:
-        return new LarderError(413, 'too_many_fields', `Too many form fields. Limit is ${limits.maxFields}.`);
-      case formidable().errors.malformedMultipart:
-        return invalidMultipart('the body is not well-formed multipart/form-data or ends before the closing boundary');
-      case formidable().errors.missingMultipartBoundary:
-        return invalidMultipart('the Content-Type has no boundary parameter');
-      case formidable().errors.unknownTransferEncoding:
-        return invalidMultipart('a part uses an unsupported Content-Transfer-Encoding');
-      case formidable().errors.missingContentType:
-      case formidable().errors.noParser:
-        return new LarderError(415, 'unsupported_media_type', 'Upload with multipart/form-data.');
-      default:
-        return invalidMultipart(err.message);
-    }
-  }
-  if (code === 'ECONNRESET' || (err instanceof Error && err.message === 'aborted')) return abortedError();
-  return err;
-}
-
-const invalidMultipart = (detail: string) => new LarderError(400, 'invalid_multipart', `Invalid multipart body: ${detail}.`);
+const invalidMultipart = (detail: string) => new LarderError('invalid_multipart', `Invalid multipart body: ${detail}.`);
 
 /** `100 MB` for 100 MiB, as PyPI words its limits. */
 export function formatSize(bytes: number): string {

@@ -1,9 +1,10 @@
 /**
  * The checks of a legacy upload that need no look inside the archive, in Warehouse's order
- * (standards §11): action, protocol, form fields, metadata, file presence, filename, content type,
+ * (Warehouse's `forklift/legacy.py`): action, protocol, form fields, metadata, file presence, filename, content type,
  * digests, filename against name and version. The first failure wins.
  */
 import { LarderError } from '../errors.js';
+import type { CodeWithStatus } from '../error-catalogue.js';
 import { isValidProjectName, MAX_NAME_LENGTH, normalizeName } from '../model/names.js';
 import { checkFilenameSegment } from '../index/client-names.js';
 import {
@@ -21,7 +22,7 @@ export const METADATA_VERSIONS = ['1.0', '1.1', '1.2', '2.1', '2.2', '2.3', '2.4
 
 const CORE_METADATA_HELP = 'See https://packaging.python.org/specifications/core-metadata for more information.';
 
-const bad = (code: string, message: string) => new LarderError(400, code, message);
+const bad = (code: CodeWithStatus<400>, message: string) => new LarderError(code, message);
 
 export function validateUpload(raw: RawUpload): ValidatedUpload {
   const form = parseUploadForm(raw.fields);
@@ -47,7 +48,8 @@ export function validateUpload(raw: RawUpload): ValidatedUpload {
   checkFilenameCharacters(filename);
   checkFilenameSegment(filename);
   checkExtension(filename, filetype);
-  if (content.contentType === null || /^image\//i.test(content.contentType)) {
+  // A part without a Content-Type is taken (flit sends none; PyPI reads it as text/plain).
+  if (content.contentType !== null && /^image\//i.test(content.contentType)) {
     throw bad('invalid_distribution', 'Invalid distribution file.');
   }
   checkDigestsMatch(form, content);
@@ -74,14 +76,12 @@ function checkAction(action: string | undefined): void {
   if (action === 'file_upload') return;
   if (action === 'submit' || action === 'submit_pkg_info') {
     throw new LarderError(
-      410,
       'action_gone',
       'Project pre-registration is no longer required or supported, upload your files instead.',
     );
   }
   if (action === 'doc_upload') {
     throw new LarderError(
-      410,
       'action_gone',
       'Uploading documentation is no longer supported, we recommend using https://readthedocs.org/.',
     );
@@ -187,7 +187,7 @@ function checkMetadataVersion(metadataVersion: string | undefined): void {
   }
 }
 
-/** Any valid PEP 440 version, local versions included (decision 7). */
+/** Any valid PEP 440 version, local versions included (docs/uploads.md). */
 function checkVersion(version: string | undefined): string {
   if (version === undefined) throw bad('invalid_version', `'version' is a required field. ${CORE_METADATA_HELP}`);
   if (pep440String(version) === null) {

@@ -3,12 +3,13 @@
  * which validate.ts ties to the filename) names: installers trust METADATA, indexes trust the filename.
  */
 import { LarderError } from '../errors.js';
+import type { CodeWithStatus } from '../error-catalogue.js';
 import { normalizeName } from '../model/names.js';
 import { pyRepr } from '../model/py-repr.js';
 import { pep440String } from '../model/versions.js';
 import type { ValidatedUpload } from './types.js';
 
-const refuse = (code: string, message: string) => new LarderError(400, code, message);
+const refuse = (code: CodeWithStatus<400>, message: string) => new LarderError(code, message);
 
 /** The first value of each wanted header field (lowercase names) of an RFC 822-style core metadata file. */
 function headerFields(text: string, wanted: readonly string[]): Map<string, string> {

@@ -1,4 +1,9 @@
-/** What went wrong with an upstream request, in words for the person at the client and a kind for metrics. */
+/**
+ * What went wrong with an upstream request, in words for the person at the client and a kind for metrics.
+ * An UpstreamError never reaches a client as such: UpstreamSource.failure turns it into the LarderError
+ * whose code `UPSTREAM_ERROR_CODES` gives for its kind.
+ */
+import type { ErrorCode } from '../error-catalogue.js';
 
 export type UpstreamErrorKind =
   /** A time-out or the total deadline. */
@@ -11,6 +16,15 @@ export type UpstreamErrorKind =
   | 'invalid'
   /** A URL on a host larder does not fetch from (LARDER_FILE_HOSTS). */
   | 'refused';
+
+/** The client-facing code of each kind (a time-out is a 504, everything else a 502). */
+export const UPSTREAM_ERROR_CODES = {
+  timeout: 'upstream_timeout',
+  unreachable: 'upstream_unreachable',
+  status: 'upstream_status',
+  invalid: 'upstream_invalid',
+  refused: 'upstream_refused',
+} as const satisfies Record<UpstreamErrorKind, ErrorCode>;
 
 export class UpstreamError extends Error {
   constructor(

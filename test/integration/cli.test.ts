@@ -1,6 +1,6 @@
 /**
- * The real `larder` CLI as a separate process (`node --import tsx src/main.ts …`): help, users, tokens,
- * errors, `serve`, and the project commands against a data directory a running server also uses.
+ * The `larder` command line: help, users, tokens, errors and the project commands against a data directory a
+ * running server also uses, run in this process (test/helpers/cli.ts); `serve` runs as a real child process.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,43 +11,27 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { hashToken } from '../../src/auth/tokens.js';
 import { openStorage } from '../../src/store/open-storage.js';
-import { runCommand, type CommandResult } from '../fixtures/clients.js';
 import { buildWheel } from '../fixtures/dists.js';
+import { cliEnv } from '../helpers/child-server.js';
+import { runLarderCli as larder, type CliResult } from '../helpers/cli.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(REPO, 'src', 'main.ts');
 
-/** The environment without any LARDER_* setting of this machine, plus `extra`. */
-function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('LARDER_')) env[key] = value;
-  return { ...env, LARDER_UPSTREAM: 'none', ...extra };
-}
-
-function larder(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CommandResult> {
-  return runCommand(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-    cwd: REPO,
-    env: cliEnv(opts.env),
-    input: opts.input,
-    timeoutMs: 60_000,
-  });
-}
-
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 
 /** A failed command: non-zero exit, exactly one line on stderr, nothing half-done on stdout. */
-function assertOneLineError(r: CommandResult, pattern: RegExp): string {
+function assertOneLineError(r: CliResult, pattern: RegExp): string {
   assert.notEqual(r.code, 0, `expected a failure: ${r.stdout}`);
-  assert.equal(r.signal, null);
   const err = lines(r.stderr);
   assert.equal(err.length, 1, `one line on stderr, got:\n${r.stderr}`);
   assert.match(err[0]!, pattern);
   return err[0]!;
 }
 
-function assertOk(r: CommandResult): void {
+function assertOk(r: CliResult): void {
   assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
 }
 
@@ -66,8 +50,7 @@ const SUBCOMMANDS = [
   'project allow-name',
 ];
 
-// Independent tests run two at a time: each CLI run is a separate, mostly single-threaded process.
-describe('larder CLI', { concurrency: 2 }, () => {
+describe('larder CLI', () => {
   let tmp: string;
   let data: string;
 
@@ -209,7 +192,7 @@ describe('larder CLI', { concurrency: 2 }, () => {
     const serveData = join(tmp, 'serve-data');
     const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--port', '0', '--data', serveData, '--upstream', 'none'], {
       cwd: REPO,
-      env: cliEnv(),
+      env: cliEnv({ LARDER_UPSTREAM: 'none' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

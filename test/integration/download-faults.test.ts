@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../src/config/schema.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
@@ -67,10 +66,9 @@ describe('file downloads against a misbehaving upstream', () => {
       assert.equal(got.ended, 'limit');
       assert.match(got.statusLine, / 200 /);
       const [upstreamSide] = fileRequests(big);
-      await eventually(() => upstreamSide!.delivering === false, 'the upstream body is no longer read');
+      // The fake stops producing the endless body only when larder closes the connection; its count is then final.
+      await eventually(() => upstreamSide!.delivering === false, 'larder closes the upstream connection');
       const sent = upstreamSide!.bytesSent;
-      await sleep(300);
-      assert.equal(upstreamSide!.bytesSent, sent, 'nothing more is read');
       assert.ok(sent < 64 * 1024 * 1024, `${sent} bytes read`);
       await eventually(() => tmpEmpty(l), 'tmp/ is emptied');
     } finally {

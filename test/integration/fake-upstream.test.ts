@@ -2,8 +2,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -13,7 +11,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as tar from 'tar-stream';
 import { Agent, request } from 'undici';
 import * as yauzl from 'yauzl';
-import { findClients, makeVenv, pipInstall, requireClients, twineUpload, type Clients, type Venv } from '../fixtures/clients.js';
 import { buildLargeFile, buildSdist, buildWheel, largeFileStream, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, startLoggingServer, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { recordDigest, sha256Hex } from '../fixtures/hashes.js';
@@ -257,21 +254,6 @@ describe('test fixtures', () => {
       const html = (await get(upstream.url)).body.toString();
       assert.ok(html.includes('<a href="/simple/fx-lib/">FX_Lib</a>'));
       assert.ok(html.includes('<title>Simple index</title>'));
-    });
-
-    test('a root of 600,000 names is streamed', async () => {
-      upstream.setRootFiller(600_000);
-      try {
-        const res = await get(upstream.url, { headers: { Accept: JSON_TYPE } });
-        assert.equal(res.headers['content-length'], undefined);
-        const doc = JSON.parse(res.body.toString());
-        assert.equal(doc.projects.length, 600_004);
-        assert.equal(doc.projects.at(-1).name, 'pkg-600000');
-        const again = await get(upstream.url, { headers: { Accept: JSON_TYPE, 'If-None-Match': res.headers.etag! } });
-        assert.equal(again.status, 304);
-      } finally {
-        upstream.setRootFiller(0);
-      }
     });
 
     test('redirects and 404s', async () => {
@@ -646,10 +628,8 @@ describe('test fixtures', () => {
           assert.equal(res.statusLine, 'HTTP/1.0 200 OK');
           assert.equal(res.headers['transfer-encoding'], undefined);
         }
-        await settled('the endless body stops', () => upstream.delivering === 0, 1000);
-        const sent = lastEntry().bytesSent;
-        await sleep(100);
-        assert.equal(lastEntry().bytesSent, sent);
+        await settled('the endless body stops once its client has gone', () => upstream.delivering === 0 && !lastEntry().delivering, 1000);
+        assert.ok(lastEntry().bytesSent >= 7 * 1024 * 1024, `${lastEntry().bytesSent} bytes sent`);
         assert.equal(lastEntry().fault, 'endless');
       }
     });
@@ -731,93 +711,6 @@ describe('test fixtures', () => {
       } finally {
         upstream.configure({ fileOrigin: null, fileHashes: true });
         await other.close();
-      }
-    });
-  });
-
-  describe('real clients', () => {
-    let clients: Clients;
-    let venv: Venv | null = null;
-
-    before(async () => {
-      clients = await findClients();
-      if (clients.python) venv = await makeVenv(join(tmp, 'venv'), clients.python);
-    });
-
-    test('pip installs a built wheel from --find-links and imports it', async (t) => {
-      if (!(await requireClients(t, ['python'], clients))) return;
-      const config = await venv!.pip(['config', 'list']);
-      assert.equal(config.stdout.trim(), '', 'pip must see no configuration from this machine');
-      const r = await venv!.pip(['install', '--no-cache-dir', '--no-index', '--find-links', join(tmp, 'dists'), 'fx-lib==1.0']);
-      assert.equal(r.code, 0, r.stderr);
-      const run = await venv!.run(['-c', 'import fx_lib; print(fx_lib.VALUE)']);
-      assert.equal(run.stdout.trim(), 'FX_Lib 1.0');
-    });
-
-    test('pip installs from the fake upstream: JSON pages, a dependency, an sdist, yanked skipped', async (t) => {
-      if (!(await requireClients(t, ['python'], clients))) return;
-      upstream.clearLog();
-      const r = await pipInstall(venv!, upstream.url, ['--upgrade', 'fx-app', 'fx.src']);
-      assert.equal(r.code, 0, r.stderr);
-      const run = await venv!.run(['-c', 'import fx_app, fx_lib, fx_src; print(fx_app.VALUE, fx_lib.VALUE, fx_src.VALUE)']);
-      assert.equal(run.stdout.trim(), 'fx-app 0.1 FX_Lib 1.0 fx.src 3.0');
-      const pages = upstream.requestsTo('/simple/');
-      assert.ok(pages.length > 0 && pages.every((p) => p.headers.accept?.includes(JSON_TYPE)));
-      assert.ok(upstream.requestsTo('/files/').some((p) => p.path.endsWith(src.filename)));
-    });
-
-    test('pip installs through an HTML-only upstream with relative links', async (t) => {
-      if (!(await requireClients(t, ['python'], clients))) return;
-      const dist = await buildWheel(join(tmp, 'html'), { name: 'fx-html', version: '1.0' });
-      upstream.addProject('fx-html', [dist]);
-      upstream.configure({ htmlOnly: true, relativeUrls: true });
-      try {
-        const r = await pipInstall(venv!, upstream.url, ['fx-html']);
-        assert.equal(r.code, 0, r.stderr);
-        const run = await venv!.run(['-c', 'import fx_html; print(fx_html.VALUE)']);
-        assert.equal(run.stdout.trim(), 'fx-html 1.0');
-      } finally {
-        upstream.configure({ htmlOnly: false, relativeUrls: false });
-      }
-    });
-
-    test('pip installs from an HTTP/1.0, close-delimited upstream', async (t) => {
-      if (!(await requireClients(t, ['python'], clients))) return;
-      upstream.configure({ framing: 'http10' });
-      upstream.clearLog();
-      try {
-        const r = await pipInstall(venv!, upstream.url, ['--force-reinstall', 'fx-app']);
-        assert.equal(r.code, 0, r.stderr);
-        assert.ok(upstream.requests.length >= 3 && upstream.requests.every((e) => e.framing === 'http10' && e.completed));
-      } finally {
-        upstream.configure({ framing: 'node' });
-      }
-    });
-
-    test('twine uploads with the given credentials and no inherited configuration', async (t) => {
-      if (!(await requireClients(t, ['twine'], clients))) return;
-      const received: { auth?: string; body: Buffer }[] = [];
-      const sink = createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('end', () => {
-          received.push({ auth: req.headers.authorization, body: Buffer.concat(chunks) });
-          res.end('OK');
-        });
-      });
-      await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
-      try {
-        const url = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/legacy/`;
-        const r = await twineUpload(url, [app.path], { username: 'alice', password: 's3cret' });
-        assert.equal(r.code, 0, r.stderr + r.stdout);
-        assert.equal(received.length, 1);
-        assert.equal(received[0]!.auth, `Basic ${Buffer.from('alice:s3cret').toString('base64')}`);
-        const body = received[0]!.body.toString('latin1');
-        assert.ok(body.includes('file_upload'));
-        assert.ok(body.includes(`filename="${app.filename}"`));
-        assert.ok(body.includes(app.sha256));
-      } finally {
-        await new Promise<void>((resolve) => sink.close(() => resolve()));
       }
     });
   });

@@ -6,12 +6,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { TOTALS_REUSE_MS } from '../../src/metrics/metrics.js';
 import { FileBlobStore } from '../../src/store/fs/file-blob-store.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { runCommand } from '../fixtures/clients.js';
 import { startChildServer } from '../helpers/child-server.js';
 import { basicAuth, startLarder } from '../helpers/larder.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
 function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -25,7 +27,7 @@ function metricValue(text: string, name: string, labels: Record<string, string> 
   return 0;
 }
 
-const sha256 = (bytes: ArrayBuffer) => createHash('sha256').update(Buffer.from(bytes)).digest('hex');
+const sha256 = (bytes: ArrayBuffer | Uint8Array) => createHash('sha256').update(new Uint8Array(bytes)).digest('hex');
 
 describe('operations', () => {
   let dir: string;
@@ -47,7 +49,8 @@ describe('operations', () => {
   });
 
   test('metrics move as requests are served, and the token protects them', async () => {
-    const server = await startLarder({ upstream: upstream.url, metricsToken: 'sekrit' });
+    const clock = new ManualClock(Date.now());
+    const server = await startLarder({ upstream: upstream.url, metricsToken: 'sekrit' }, undefined, { clock });
     try {
       const scrape = async () => {
         const res = await fetch(`${server.url}/metrics`, { headers: { Authorization: 'Bearer sekrit' } });
@@ -66,10 +69,10 @@ describe('operations', () => {
       const own = await buildWheel(join(dir, 'own'), { name: 'private-thing', version: '1.0' });
       const up = await fetch(`${server.url}/legacy/`, { method: 'POST', body: await uploadForm(own), headers: { Authorization: basicAuth('alice', 'alice-password') } });
       assert.equal(up.status, 200);
-      await new Promise((resolve) => setTimeout(resolve, 5_100));
+      clock.advance(TOTALS_REUSE_MS + 1); // the store totals are summed afresh
       const now = await scrape();
       const delta = (name: string, labels: Record<string, string> = {}) => metricValue(now, name, labels) - metricValue(before, name, labels);
-      // cached0's page, and the upstream lookup of the new private name (decision 8).
+      // cached0's page, and the upstream lookup of the new private name (docs/uploads.md).
       assert.equal(delta('larder_cache_results_total', { kind: 'page', state: 'miss' }), 2);
       assert.ok(delta('larder_cache_results_total', { kind: 'page', state: 'hit' }) >= 2, 'second page request and the file lookup hit');
       assert.equal(delta('larder_cache_results_total', { kind: 'file', state: 'miss' }), 1);
@@ -95,10 +98,14 @@ describe('operations', () => {
     try {
       const res = await fetch(`${server.url}/packages/bigone/${big.filename}`);
       assert.equal(res.status, 200);
-      const body = res.arrayBuffer();
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      const reader = res.body!.getReader();
+      const chunks: Uint8Array[] = [];
+      const first = await reader.read();
+      assert.ok(!first.done, 'the download is under way');
+      chunks.push(first.value);
       server.child.kill('SIGTERM');
-      assert.equal(sha256(await body), big.sha256, 'the client got every byte');
+      for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+      assert.equal(sha256(Buffer.concat(chunks)), big.sha256, 'the client got every byte');
       assert.equal((await server.exited).code, 0, server.output());
       assert.ok(existsSync(new FileBlobStore(data).pathFor(big.sha256)), 'the verified download was kept');
       assert.match(server.output(), /SIGTERM/);

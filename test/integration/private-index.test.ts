@@ -40,7 +40,7 @@ describe('private index over HTTP', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('C01/C02: non-normalized names and missing slashes redirect with 301', async () => {
+  test('non-normalized names and missing slashes redirect with 301', async () => {
     let res = await fetch(`${server.url}/simple/Acme.Widgets/`, { redirect: 'manual' });
     assert.equal(res.status, 301);
     assert.match(res.headers.get('location')!, /\/simple\/acme-widgets\/$/);
@@ -52,7 +52,7 @@ describe('private index over HTTP', () => {
     assert.match(res.headers.get('location')!, /\/pypi\/acme-widgets\/json$/);
   });
 
-  test('C03: unknown project is a 404 with a text body', async () => {
+  test('an unknown project is a 404 with a text body', async () => {
     const res = await fetch(`${server.url}/simple/does-not-exist/`);
     assert.equal(res.status, 404);
     assert.equal(await res.text(), '404 Not Found');
@@ -62,7 +62,7 @@ describe('private index over HTTP', () => {
     assert.deepEqual(await json.json(), { message: 'Not Found' });
   });
 
-  test('C06-C08: negotiation picks HTML by default and JSON for pip', async () => {
+  test('negotiation picks HTML by default and JSON for pip', async () => {
     let res = await fetch(`${server.url}/simple/acme-widgets/`);
     assert.match(res.headers.get('content-type')!, /^text\/html/);
     assert.match(res.headers.get('vary')!, /Accept/);
@@ -90,7 +90,7 @@ describe('private index over HTTP', () => {
     assert.ok(!html.includes('data-gpg-sig'));
   });
 
-  test('C33: ETag and If-None-Match give a 304', async () => {
+  test('ETag and If-None-Match give a 304', async () => {
     const first = await fetch(`${server.url}/simple/acme-widgets/`);
     const etag = first.headers.get('etag')!;
     assert.match(etag, /^"[^"]+"$/);
@@ -102,7 +102,7 @@ describe('private index over HTTP', () => {
     assert.equal(again.status, 304);
   });
 
-  test('C15/C28: file bytes and .metadata match the advertised hashes', async () => {
+  test('file bytes and .metadata match the advertised hashes', async () => {
     const page = (await (await fetch(`${server.url}/simple/acme-widgets/`, { headers: { Accept: PIP_ACCEPT } })).json()) as {
       files: { filename: string; url: string; hashes: { sha256: string }; 'core-metadata': { sha256: string } | false }[];
     };
@@ -120,7 +120,7 @@ describe('private index over HTTP', () => {
     assert.equal((await fetch(`${s.url}.metadata`)).status, 404);
   });
 
-  test('C29-C32: HEAD, ranges, suffix ranges, 416 and immutable caching', async () => {
+  test('HEAD, ranges, suffix ranges, 416 and immutable caching', async () => {
     const url = `${server.url}/packages/acme-widgets/${wheel.filename}`;
     const bytes = await readFile(wheel.path);
     const head = await fetch(url, { method: 'HEAD' });
@@ -145,7 +145,7 @@ describe('private index over HTTP', () => {
     assert.equal(res.status, 304);
   });
 
-  test('C36-C40: JSON API document', async () => {
+  test('JSON API: latest release, file dicts, releases in both documents, canonical version lookup', async () => {
     const doc = (await (await fetch(`${server.url}/pypi/acme-widgets/json`)).json()) as Record<string, any>;
     assert.equal(doc.info.version, '1.0', 'a final release beats a newer pre-release');
     assert.equal(doc.info.name, 'Acme.Widgets');
@@ -163,14 +163,14 @@ describe('private index over HTTP', () => {
     assert.deepEqual(doc.vulnerabilities, []);
     const release = (await (await fetch(`${server.url}/pypi/acme-widgets/1.0.0/json`)).json()) as Record<string, any>;
     assert.equal(release.info.version, '1.0');
-    assert.deepEqual(Object.keys(release.releases).sort(), ['1.0', '1.1rc1'], 'service-interface 4.2: releases still lists all releases');
-    assert.equal(release.info.project_urls, undefined, 'service-interface 2.2: project_urls is absent in the release document');
+    assert.deepEqual(Object.keys(release.releases).sort(), ['1.0', '1.1rc1'], 'the release document lists every release too (docs/index-api.md)');
+    assert.equal(release.info.project_urls, undefined, 'project_urls is left out of the release document (docs/index-api.md)');
     const alias = await fetch(`${server.url}/index/acme-widgets/1.1rc1/json`);
     assert.equal(alias.status, 200);
     assert.equal((await fetch(`${server.url}/pypi/acme-widgets/9.9/json`)).status, 404);
   });
 
-  test('C42: identical re-upload is 200 and changes nothing; different bytes are a 409', async () => {
+  test('an identical re-upload is 200 and changes nothing; different bytes are a 409', async () => {
     const serialBefore = server.larder.meta.lastSerial();
     const same = await upload(wheel);
     assert.equal(same.status, 200);
@@ -182,7 +182,7 @@ describe('private index over HTTP', () => {
     assert.match(await res.text(), /^File already exists/);
   });
 
-  test('C43: missing credentials get a 401 challenge, wrong ones a 403, strangers a 403', async () => {
+  test('missing credentials get a 401 challenge, wrong ones a 403, strangers a 403', async () => {
     let res = await upload(wheel2, {}, {});
     assert.equal(res.status, 401);
     assert.match(res.headers.get('www-authenticate')!, /^Basic realm=/);
@@ -206,10 +206,16 @@ describe('private index over HTTP', () => {
     assert.equal(res.status, 403);
   });
 
-  test('C51: POST /legacy answers 308 to /legacy/', async () => {
-    const res = await fetch(`${server.url}/legacy`, { method: 'POST', body: await uploadForm(wheel), headers: { Authorization: auth }, redirect: 'manual' });
-    assert.equal(res.status, 308);
-    assert.equal(res.headers.get('location'), '/legacy/');
+  test('POST /legacy (no slash) uploads like /legacy/, without a redirect (twine treats any 3xx as fatal)', async () => {
+    const noSlash = await buildWheel(join(dir, 'no-slash'), { name: 'Acme.Widgets', version: '1.2' });
+    const res = await fetch(`${server.url}/legacy`, { method: 'POST', body: await uploadForm(noSlash), headers: { Authorization: auth }, redirect: 'manual' });
+    assert.equal(res.status, 200, res.statusText);
+    assert.equal(res.headers.get('location'), null);
+    const page = await fetch(`${server.url}/simple/acme-widgets/`, { headers: { Accept: PIP_ACCEPT } });
+    const files = ((await page.json()) as { files: { filename: string }[] }).files.map((f) => f.filename);
+    assert.ok(files.includes(noSlash.filename), files.join(' '));
+    const refused = await fetch(`${server.url}/legacy`, { method: 'POST', body: await uploadForm(noSlash), redirect: 'manual' });
+    assert.equal(refused.status, 401, 'the same credentials rule as /legacy/');
   });
 
   test('yank over the admin API shows in HTML and JSON; serials only grow', async () => {

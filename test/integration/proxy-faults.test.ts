@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../src/config/schema.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
@@ -16,6 +15,7 @@ import { startFakeUpstream, type Fault, type FakeUpstream } from '../fixtures/fa
 import { sha256Hex } from '../fixtures/hashes.js';
 import { eventually } from '../helpers/eventually.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet, type Got } from '../helpers/raw-get.js';
 
 /** Small time-outs so that "never a hang" can be proved quickly. */
@@ -45,15 +45,19 @@ describe('caching proxy: upstream faults', () => {
   let meta: BuiltDist;
   const larders: TestLarder[] = [];
 
-  const larder = async (overrides: Partial<Config> = {}): Promise<TestLarder> => {
-    const l = await startLarder({
-      upstream: up.url,
-      upstreamConnectTimeout: HEADERS_TIMEOUT,
-      upstreamHeadersTimeout: HEADERS_TIMEOUT,
-      upstreamBodyTimeout: BODY_TIMEOUT,
-      upstreamRetries: RETRIES,
-      ...overrides,
-    });
+  const larder = async (overrides: Partial<Config> = {}, clock?: ManualClock): Promise<TestLarder> => {
+    const l = await startLarder(
+      {
+        upstream: up.url,
+        upstreamConnectTimeout: HEADERS_TIMEOUT,
+        upstreamHeadersTimeout: HEADERS_TIMEOUT,
+        upstreamBodyTimeout: BODY_TIMEOUT,
+        upstreamRetries: RETRIES,
+        ...overrides,
+      },
+      undefined,
+      { clock },
+    );
     larders.push(l);
     return l;
   };
@@ -93,11 +97,12 @@ describe('caching proxy: upstream faults', () => {
   for (const [label, fault] of staleFaults) {
     test(`upstream ${label} with a stale copy → the stale copy, X-Larder-Cache: stale, quickly`, async () => {
       const name = `stale-${label}`;
-      const l = await larder({ pageTtl: 300 });
+      const clock = new ManualClock(Date.now());
+      const l = await larder({ pageTtl: 300 }, clock);
       const first = await get(`${l.url}/simple/${name}/`, { Accept: PIP_ACCEPT });
       assert.equal(first.status, 200);
       assert.equal(first.headers['x-larder-cache'], 'miss');
-      await sleep(400);
+      clock.advance(400);
       await up.setFault(fault);
       try {
         up.clearLog();
@@ -122,12 +127,13 @@ describe('caching proxy: upstream faults', () => {
   }
 
   test('stale JSON API document and cached files are served while the upstream is down', async () => {
-    const l = await larder({ pageTtl: 300 });
+    const clock = new ManualClock(Date.now());
+    const l = await larder({ pageTtl: 300 }, clock);
     const api = await get(`${l.url}/pypi/small/json`);
     assert.equal(api.status, 200);
     const file = await get(`${l.url}/packages/small/${small.filename}`);
     assert.equal(sha256Hex(file.body), small.sha256);
-    await sleep(400);
+    clock.advance(400);
     await up.setFault({ kind: 'down' });
     try {
       const staleApi = await get(`${l.url}/pypi/small/json`);

@@ -1,6 +1,7 @@
 /**
- * The overlay of private projects on the cached upstream (decision 8, C53): a private project hides the
- * upstream project of the same normalized name unless allow-listed for merging; a new private project
+ * The overlay of private projects on the cached upstream (docs/uploads.md, "Private names and the
+ * upstream"): a private project hides the upstream project of the same normalized name unless
+ * allow-listed for merging; a new private project
  * may not take a name that exists upstream (409) until an administrator allows it; `/simple/` is the
  * union; offline mode never reaches the upstream and says so when something is not cached.
  */
@@ -85,7 +86,7 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('C53: a private project hides the upstream project of the same normalized name completely', async () => {
+  test('a private project hides the upstream project of the same normalized name completely', async () => {
     const l = await larder();
     up.clearLog();
     const res = await upload(l, dists.acmePrivate!);
@@ -140,7 +141,7 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
     assert.match(refused.statusText, /upstream/i, 'the reason phrase carries the message too');
     assert.ok(up.requestsTo('/simple/public-lib/').length >= 1, 'the real upstream was asked');
 
-    // Any spelling that normalizes to the same name is refused too (C04).
+    // Any spelling that normalizes to the same name is refused too.
     const dotted = await upload(l, dists.publicDotted!);
     assert.equal(dotted.status, 409);
 

@@ -1,14 +1,14 @@
 /**
  * The caching proxy's index pages, against a real fake upstream whose request log is the witness:
  * miss → hit → revalidated (conditional request, 304 refreshes), HTML-only upstreams, file links pointing
- * at larder, yanks after the TTL (C54), upstream values passed through (C55), negative caching,
+ * at larder, yanks after the TTL and upstream values passed through (docs/upstream.md, "What the upstream's
+ * pages become"), negative caching,
  * single flight, serials that never go down, the JSON API (proxied or built), gzip.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import type { Config } from '../../src/config/schema.js';
@@ -16,6 +16,7 @@ import { buildSdist, buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream, type LoggedRequest } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet, type Got } from '../helpers/raw-get.js';
 
 const SIMPLE_JSON = 'application/vnd.pypi.simple.v1+json';
@@ -77,8 +78,8 @@ describe('caching proxy: index pages', () => {
   const larders: TestLarder[] = [];
   const upstreams: FakeUpstream[] = [];
 
-  const larder = async (overrides: Partial<Config> = {}, upstream: FakeUpstream = up): Promise<TestLarder> => {
-    const l = await startLarder({ upstream: upstream.url, upstreamRetries: 0, upstreamHeadersTimeout: 2000, ...overrides });
+  const larder = async (overrides: Partial<Config> = {}, upstream: FakeUpstream = up, clock?: ManualClock): Promise<TestLarder> => {
+    const l = await startLarder({ upstream: upstream.url, upstreamRetries: 0, upstreamHeadersTimeout: 2000, ...overrides }, undefined, { clock });
     larders.push(l);
     return l;
   };
@@ -105,7 +106,8 @@ describe('caching proxy: index pages', () => {
   });
 
   test('miss → hit → revalidated with If-None-Match/If-Modified-Since; a 304 refreshes the entry', async () => {
-    const l = await larder({ pageTtl: 1000 });
+    const clock = new ManualClock(Date.now());
+    const l = await larder({ pageTtl: 1000 }, up, clock);
     up.clearLog();
     const first = await getJsonPage(l.url, 'appdep');
     assert.equal(cacheState(first.got), 'miss');
@@ -118,7 +120,7 @@ describe('caching proxy: index pages', () => {
     assert.equal(pageRequests(up, 'appdep').length, 1, 'a fresh hit never reaches the upstream');
     assert.deepEqual(second.doc, first.doc);
 
-    await sleep(1200);
+    clock.advance(1200);
     const third = await getJsonPage(l.url, 'appdep');
     assert.equal(cacheState(third.got), 'revalidated');
     const log = pageRequests(up, 'appdep');
@@ -136,14 +138,15 @@ describe('caching proxy: index pages', () => {
   });
 
   test('a changed upstream page after the TTL is fetched again (200) and served as revalidated', async () => {
-    const l = await larder({ pageTtl: 800 });
+    const clock = new ManualClock(Date.now());
+    const l = await larder({ pageTtl: 800 }, up, clock);
     const proj = await buildWheel(dir, { name: 'changing', version: '1.0' });
     const proj2 = await buildWheel(dir, { name: 'changing', version: '1.1' });
     up.addProject('changing', [proj]);
     const first = await getJsonPage(l.url, 'changing');
     assert.deepEqual(first.doc.versions, ['1.0']);
     up.addFiles('changing', [proj2]);
-    await sleep(1000);
+    clock.advance(1000);
     up.clearLog();
     const second = await getJsonPage(l.url, 'changing');
     assert.equal(cacheState(second.got), 'revalidated');
@@ -179,7 +182,7 @@ describe('caching proxy: index pages', () => {
     assert.equal(sha256Hex(file.body), app.sha256);
   });
 
-  test('C55: hashes, size, upload-time, requires-python and core-metadata equal the upstream values', async () => {
+  test('hashes, size, upload-time, requires-python, core-metadata and .metadata bytes equal the upstream values', async () => {
     const l = await larder();
     const theirs = JSON.parse((await get(`${up.url}appdep/`, { Accept: SIMPLE_JSON })).body.toString()) as SimpleDoc;
     const { doc: ours } = await getJsonPage(l.url, 'appdep');
@@ -211,8 +214,9 @@ describe('caching proxy: index pages', () => {
     assert.doesNotMatch(s.attrs, /data-core-metadata|data-dist-info-metadata/);
   });
 
-  test('C54: an upstream yank shows in HTML (data-yanked) and JSON after the TTL', async () => {
-    const l = await larder({ pageTtl: 800 });
+  test('an upstream yank shows in HTML (data-yanked), JSON and the JSON API after the TTL', async () => {
+    const clock = new ManualClock(Date.now());
+    const l = await larder({ pageTtl: 800 }, up, clock);
     const before = await getJsonPage(l.url, 'yanky');
     assert.ok(before.doc.files.every((f) => f.yanked === false));
     const apiBefore = JSON.parse((await get(`${l.url}/pypi/yanky/json`)).body.toString()) as { info: { version: string } };
@@ -220,7 +224,7 @@ describe('caching proxy: index pages', () => {
 
     up.yankRelease('yanky', '2.0', 'broken build');
     up.yank('yanky', yanky1.filename);
-    await sleep(1000);
+    clock.advance(1000);
 
     const { doc } = await getJsonPage(l.url, 'yanky');
     const y2 = doc.files.find((f) => f.filename === yanky2.filename)!;
@@ -245,7 +249,8 @@ describe('caching proxy: index pages', () => {
   });
 
   test('an upstream 404 is remembered for notFoundTtl: one upstream request for two lookups', async () => {
-    const l = await larder({ notFoundTtl: 1000 });
+    const clock = new ManualClock(Date.now());
+    const l = await larder({ notFoundTtl: 1000 }, up, clock);
     up.clearLog();
     const a = await get(`${l.url}/simple/no-such-project/`);
     assert.equal(a.status, 404);
@@ -263,7 +268,7 @@ describe('caching proxy: index pages', () => {
     // After notFoundTtl the upstream is asked again, and a project that appeared meanwhile is found.
     const late = await buildWheel(dir, { name: 'no-such-project', version: '1.0' });
     up.addProject('no-such-project', [late]);
-    await sleep(1200);
+    clock.advance(1200);
     const c = await get(`${l.url}/simple/no-such-project/`, { Accept: PIP_ACCEPT });
     assert.equal(c.status, 200);
     assert.equal(pageRequests(up, 'no-such-project').length, 2);
@@ -290,7 +295,8 @@ describe('caching proxy: index pages', () => {
   });
 
   test("X-PyPI-Last-Serial is the upstream's serial and never decreases", async () => {
-    const l = await larder({ pageTtl: 600 });
+    const clock = new ManualClock(Date.now());
+    const l = await larder({ pageTtl: 600 }, up, clock);
     const name = 'serialized';
     up.addProject(name, [await buildWheel(dir, { name, version: '1.0' })], { serial: 5000 });
     const serialOf = async () => {
@@ -305,12 +311,12 @@ describe('caching proxy: index pages', () => {
     assert.equal(await serialOf(), 5000);
 
     up.touch(name, 6000);
-    await sleep(800);
+    clock.advance(800);
     assert.equal(await serialOf(), 6000, 'a higher upstream serial is passed on after the TTL');
 
     // The upstream goes backwards (a lagging mirror behind a load balancer, say): larder does not.
     up.touch(name, 5500);
-    await sleep(800);
+    clock.advance(800);
     up.clearLog();
     const after = await serialOf();
     assert.ok(pageRequests(up, name).length >= 1, 'the lower page was fetched');

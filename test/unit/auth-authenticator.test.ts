@@ -123,7 +123,7 @@ describe('authenticator', () => {
   });
 
   test('a check refused by a full hashing queue (503) is not a failed login', async () => {
-    const busy: PasswordVerifier = { verify: () => Promise.reject(new LarderError(503, 'password_checks_busy', 'busy', { 'Retry-After': '1' })) };
+    const busy: PasswordVerifier = { verify: () => Promise.reject(new LarderError('password_checks_busy', 'busy', { 'Retry-After': '1' })) };
     const auth = make(1, busy);
     await assert.rejects(auth.authenticate(password('alice', 'alice-password'), '10.0.0.6'), (err: LarderError) => err.status === 503);
     await assert.rejects(auth.authenticate(password('alice', 'alice-password'), '10.0.0.6'), (err: LarderError) => err.status === 503);

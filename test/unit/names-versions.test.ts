@@ -4,12 +4,12 @@ import { isValidProjectName, normalizeName } from '../../src/model/names.js';
 import { canonicalVersion, compareVersions, isPrerelease, normalizeVersion } from '../../src/model/versions.js';
 import { parseSdistFilename, parseWheelFilename } from '../../src/model/filenames.js';
 
-test('C04: names normalize per PEP 503', () => {
+test('names normalize per PEP 503', () => {
   assert.equal(normalizeName('FrIeNdLy-._.-bArD'), 'friendly-bard');
   assert.equal(normalizeName('Acme.Widgets'), 'acme-widgets');
 });
 
-test('C05: name validation rejects a trailing newline and bad edges', () => {
+test('name validation rejects a trailing newline and bad edges', () => {
   assert.ok(isValidProjectName('a'));
   assert.ok(isValidProjectName('Foo.Bar_baz-1'));
   assert.ok(!isValidProjectName('foo\n'));

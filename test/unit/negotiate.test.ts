@@ -13,40 +13,40 @@ const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avi
 
 const negotiate = (accept?: string, format?: string) => negotiateSimple(format, accept);
 
-test('C06: no Accept (or an empty one) → text/html', () => {
+test('no Accept (or an empty one) → text/html', () => {
   assert.deepEqual(negotiate(undefined), { contentType: TEXT_HTML, format: 'html' });
   assert.deepEqual(negotiate(''), { contentType: TEXT_HTML, format: 'html' });
   assert.deepEqual(negotiate('*/*'), { contentType: TEXT_HTML, format: 'html' });
 });
 
-test('C07: pip, uv, unearth and poetry get v1+json', () => {
+test('pip, uv, unearth and poetry get v1+json', () => {
   for (const accept of [PIP, UV, POETRY_PRIVATE, V1_JSON]) {
     assert.deepEqual(negotiate(accept), { contentType: V1_JSON, format: 'json' }, accept);
   }
 });
 
-test('C08: text/html → text/html with charset, HTML body', () => {
+test('text/html → text/html with charset, HTML body', () => {
   assert.deepEqual(negotiate('text/html'), { contentType: TEXT_HTML, format: 'html' });
   assert.deepEqual(negotiate(BROWSER), { contentType: TEXT_HTML, format: 'html' });
 });
 
-test('C09: v1+html → v1+html', () => {
+test('v1+html → v1+html', () => {
   assert.deepEqual(negotiate(V1_HTML), { contentType: V1_HTML, format: 'html' });
 });
 
-test('C10: latest+json → v1+json and latest+html → v1+html (never "latest")', () => {
+test('latest+json → v1+json and latest+html → v1+html (never "latest")', () => {
   assert.deepEqual(negotiate('application/vnd.pypi.simple.latest+json'), { contentType: V1_JSON, format: 'json' });
   assert.deepEqual(negotiate('application/vnd.pypi.simple.latest+html'), { contentType: V1_HTML, format: 'html' });
   assert.deepEqual(negotiate(`${V1_HTML};q=0.5, application/vnd.pypi.simple.latest+json;q=0.6`).contentType, V1_JSON);
 });
 
-test('C11: q=0 excludes a type', () => {
+test('q=0 excludes a type', () => {
   assert.deepEqual(negotiate(`${V1_JSON};q=0, text/html`), { contentType: TEXT_HTML, format: 'html' });
   assert.deepEqual(negotiate(`${V1_JSON};q=0, */*`).format, 'html');
   assert.deepEqual(negotiate(`*/*, text/html;q=0, ${V1_HTML};q=0`), { contentType: V1_JSON, format: 'json' });
 });
 
-test('C12: format parameter overrides Accept and must be one exact simple type', () => {
+test('the format parameter overrides Accept and must be one exact simple type', () => {
   assert.deepEqual(negotiate('text/html', V1_JSON), { contentType: V1_JSON, format: 'json' });
   assert.deepEqual(negotiate(PIP, 'text/html'), { contentType: TEXT_HTML, format: 'html' });
   assert.deepEqual(negotiate(PIP, V1_HTML), { contentType: V1_HTML, format: 'html' });
@@ -59,7 +59,7 @@ test('C12: format parameter overrides Accept and must be one exact simple type',
   }
 });
 
-test('C13: nothing acceptable → text/html, never 406/300', () => {
+test('nothing acceptable → text/html, never 406/300', () => {
   for (const accept of ['image/png', 'application/json', `${V1_JSON};q=0, ${V1_HTML};q=0, text/html;q=0`, 'garbage']) {
     assert.deepEqual(negotiate(accept), { contentType: TEXT_HTML, format: 'html' }, accept);
   }

@@ -13,7 +13,7 @@ const BASE = 'http://larder.test:3142';
 
 type Json = Record<string, any>;
 
-/** Fields where service-interface.md types a value "string, may be empty" and PyPI sends null. */
+/** Fields larder's service interface types "string, may be empty" and PyPI sends null (docs/index-api.md). */
 const EMPTY_STRING_INFO = ['author', 'author_email', 'bugtrack_url', 'description', 'download_url', 'home_page', 'keywords', 'license', 'platform', 'summary'];
 const URL_INFO = ['package_url', 'project_url', 'release_url'];
 
@@ -89,7 +89,7 @@ function requestsProject(): { doc: ProjectReleases; original: Json } {
   return { doc, original };
 }
 
-/** The file dict PyPI would send, with larder's URL and service-interface's "" for comment_text. */
+/** The file dict PyPI would send, with larder's URL and the service interface's "" for comment_text. */
 function expectedFile(f: Json): Json {
   return { ...f, url: `${BASE}/packages/requests/${f.filename}`, comment_text: f.comment_text ?? '', 'core-metadata': false };
 }
@@ -128,13 +128,13 @@ test('fixture requests: the project document has every key of PyPI\'s, with the 
   assert.deepEqual(ours.vulnerabilities, []);
 });
 
-test('C37: versions without files map to []', () => {
+test('versions without files map to []', () => {
   const { doc } = requestsProject();
   const ours = JSON.parse(renderProjectJson(doc, BASE)!);
   for (const version of ['0.0.1', '0.12.01', '2.15.0']) assert.deepEqual(ours.releases[version], []);
 });
 
-test('C38 as decided by service-interface: "" for "may be empty" strings, bugtrack_url "", project_urls {}, lists null', () => {
+test('the service interface wins over pypi.org (docs/index-api.md): "" for "may be empty" strings, bugtrack_url "", project_urls {}, lists null', () => {
   const release: Release = {
     version: '1.0',
     metadata: metadataFrom({ name: 'Demo', version: '1.0', requires_dist: [], provides_extra: [], dynamic: [], license_files: [], requires_python: '' }),
@@ -162,7 +162,7 @@ function release(version: string, yanked = false, files: ReleaseFile[] = []): Re
 
 const versionsOf = (...rs: Release[]) => latestRelease(rs)?.version;
 
-test('C36: latest is the highest non-yanked final, else non-yanked pre-release, else yanked (finals first)', () => {
+test('latest is the highest non-yanked final, else non-yanked pre-release, else yanked (finals first)', () => {
   assert.equal(versionsOf(release('1.0'), release('1.10'), release('1.9'), release('2.0rc1'), release('3.0', true)), '1.10');
   assert.equal(versionsOf(release('1.0', true), release('2.0b1'), release('2.0a1'), release('1.5.dev1')), '2.0b1');
   assert.equal(versionsOf(release('1.0', true), release('0.9', true), release('2.0b1', true)), '1.0');
@@ -172,7 +172,7 @@ test('C36: latest is the highest non-yanked final, else non-yanked pre-release, 
   assert.equal(renderProjectJson({ name: normalizeName('x'), displayName: 'x', serial: 1, releases: [] }, BASE), null);
 });
 
-test('C40: version lookup by exact string, else the unique canonical match', () => {
+test('version lookup by exact string, else the unique canonical match', () => {
   const rs = [release('1.0.0'), release('2.0'), release('2.0.0'), release('3.0rc1')];
   assert.equal(findRelease(rs, '1.0')?.version, '1.0.0');
   assert.equal(findRelease(rs, '1')?.version, '1.0.0');
@@ -229,7 +229,7 @@ function file(filename: string, extra: Partial<ReleaseFile> = {}): ReleaseFile {
   };
 }
 
-test('C39: file dicts carry digests, both upload times, yanked state, packagetype, python_version, requires_python', () => {
+test('file dicts carry digests, both upload times, yanked state, packagetype, python_version, requires_python', () => {
   const doc: ProjectReleases = {
     name: normalizeName('Demo'),
     displayName: 'Demo',
@@ -273,9 +273,10 @@ test('C39: file dicts carry digests, both upload times, yanked state, packagetyp
     yanked: true,
     yanked_reason: 'bad',
   });
-  // Unknowns: digests "" (strings per service-interface), size 0, upload times null.
-  assert.deepEqual(whl.digests, { blake2b_256: '', md5: '', sha256: 'a'.repeat(64) });
-  assert.equal(whl.size, 0);
+  // What larder cannot know is null, never a made-up 0 or "" (pypi.org never sends an empty digest).
+  assert.deepEqual(whl.digests, { blake2b_256: null, md5: null, sha256: 'a'.repeat(64) });
+  assert.equal(whl.md5_digest, null);
+  assert.equal(whl.size, null);
   assert.equal(whl.upload_time, null);
   assert.equal(whl.upload_time_iso_8601, null);
   assert.equal(whl.requires_python, '>=3.10');

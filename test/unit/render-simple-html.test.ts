@@ -54,13 +54,13 @@ test('project page has the exact PyPI shape', () => {
   );
 });
 
-test('C14: repository-version meta is the advertised API version', () => {
+test('repository-version meta is the advertised API version', () => {
   const html = renderProjectHtml(page([]), BASE);
   assert.equal(API_VERSION, '1.4');
   assert.match(html, /<meta name="pypi:repository-version" content="1\.4">/);
 });
 
-test('C16: requires-python escapes < > & " \'', () => {
+test('requires-python escapes < > & " \'', () => {
   const html = renderProjectHtml(page([file('demo_pkg-1.0.tar.gz', { requiresPython: '>=3.8,<4' })]), BASE);
   assert.match(anchorLine(html, 'demo_pkg-1.0.tar.gz'), / data-requires-python="&gt;=3\.8,&lt;4"/);
   const odd = renderProjectHtml(page([file('demo_pkg-1.0.tar.gz', { requiresPython: `>=3"'&` })]), BASE);
@@ -72,7 +72,7 @@ test('requires-python "" (old uploads) gives no attribute', () => {
   assert.doesNotMatch(html, /data-requires-python/);
 });
 
-test('C17: yanked without reason is data-yanked="", with reason carries it escaped; never bare', () => {
+test('yanked without reason is data-yanked="", with reason carries it escaped; never bare', () => {
   const html = renderProjectHtml(
     page([
       file('demo_pkg-1.0.tar.gz', { yanked: true, yankedReason: null }),
@@ -87,7 +87,7 @@ test('C17: yanked without reason is data-yanked="", with reason carries it escap
   assert.doesNotMatch(html, /data-yanked(?!=")/);
 });
 
-test('C18: core metadata in both attributes with one value; none without metadata; never "false"', () => {
+test('core metadata in both attributes with one value; none without metadata; never "false"', () => {
   const html = renderProjectHtml(
     page([
       file('demo_pkg-1.0-py3-none-any.whl', { coreMetadata: { sha256: META_SHA, blake2b_256: 'd'.repeat(64) } }),
@@ -106,7 +106,7 @@ test('C18: core metadata in both attributes with one value; none without metadat
   assert.doesNotMatch(html, /="false"/);
 });
 
-test('C15: href carries #sha256=; other hashes only when sha256 is unknown; blake2b never', () => {
+test('href carries #sha256=; other hashes only when sha256 is unknown; blake2b never', () => {
   const html = renderProjectHtml(
     page([
       file('demo_pkg-1.0.tar.gz', { hashes: { md5: 'e'.repeat(32), sha256: SHA, sha512: 'f'.repeat(128) } }),
@@ -170,7 +170,7 @@ test('provenance passes through as data-provenance; null or absent gives none', 
   assert.equal(html.match(/data-provenance/g)?.length, 1);
 });
 
-test('C20: no data-gpg-sig (even with a signature), no tracks / alternate-locations', () => {
+test('no data-gpg-sig (even with a signature), no tracks / alternate-locations', () => {
   const html = renderProjectHtml(page([file('demo_pkg-1.0.tar.gz', { hasSig: true })]), BASE);
   assert.doesNotMatch(html, /gpg-sig|pypi:tracks|alternate-locations/);
 });
@@ -240,7 +240,7 @@ test('fixture qypi (real capture): same links, hashes and requires-python, same 
   assert.deepEqual(anchors(ours), anchors(original));
 });
 
-test('C19: root page, one anchor per project, normalized href, name as given, title "Simple Index"', async () => {
+test('root page, one anchor per project, normalized href, name as given, title "Simple Index"', async () => {
   const original = fixture('simple-root.pypi-capture-excerpt.html');
   const $o = cheerio.load(original);
   const projects = $o('a').map((_, a) => ({ name: $o(a).text() })).get();
@@ -277,4 +277,14 @@ test('root chunks: head, anchors in batches of 1000, tail; valid with no project
   const empty = await renderRootHtml([]);
   assert.equal(cheerio.load(empty)('a').length, 0);
   assert.ok(empty.endsWith('</html>\n'));
+});
+
+test('a page with a file of unknown size advertises the same api-version in HTML as in JSON (1.0)', async () => {
+  const { renderProjectJson } = await import('../../src/render/simple-json.js');
+  for (const files of [[file('demo_pkg-1.0.tar.gz', { size: null }), file('demo_pkg-2.0.tar.gz')], [file('demo_pkg-2.0.tar.gz')]]) {
+    const html = cheerio.load(renderProjectHtml(page(files), BASE));
+    const json = JSON.parse(renderProjectJson(page(files), BASE)) as { meta: { 'api-version': string } };
+    assert.equal(html('meta[name="pypi:repository-version"]').attr('content'), json.meta['api-version']);
+  }
+  assert.equal(cheerio.load(renderProjectHtml(page([file('demo_pkg-1.0.tar.gz', { size: null })]), BASE))('meta[name="pypi:repository-version"]').attr('content'), '1.0');
 });

@@ -79,7 +79,7 @@ test('fixture yanked: true and "reason" come through', () => {
   );
 });
 
-test('C22: normalized name; filename, url, hashes ({} allowed), integer size; versions hold every file version once', () => {
+test('normalized name; filename, url, hashes ({} allowed), integer size; versions hold every file version once', () => {
   const ours = render(
     page(
       [
@@ -106,7 +106,7 @@ test('hashes: only names hashlib guarantees, lowercase; blake2b_256 is left out'
   assert.deepEqual(ours.files[0].hashes, { md5: 'ab12', sha256: SHA });
 });
 
-test('C23: upload-time in YYYY-MM-DDTHH:MM:SS(.ffffff)Z; other UTC spellings are converted; unknown is left out', () => {
+test('upload-time in YYYY-MM-DDTHH:MM:SS(.ffffff)Z; other UTC spellings are converted; unknown is left out', () => {
   const cases: [string | null, string | undefined][] = [
     ['2024-01-17T16:53:12.779164Z', '2024-01-17T16:53:12.779164Z'],
     ['2024-01-17T16:53:12Z', '2024-01-17T16:53:12Z'],
@@ -124,7 +124,7 @@ test('C23: upload-time in YYYY-MM-DDTHH:MM:SS(.ffffff)Z; other UTC spellings are
   }
 });
 
-test('C24: yanked is false, true or a non-empty reason; requires-python string or null', () => {
+test('yanked is false, true or a non-empty reason; requires-python string or null', () => {
   const ours = render(
     page([
       file('demo_pkg-1.0.tar.gz', { yanked: true, yankedReason: '' }),
@@ -142,7 +142,7 @@ test('C24: yanked is false, true or a non-empty reason; requires-python string o
   );
 });
 
-test('C25: core-metadata false / hash dict / true, mirrored in data-dist-info-metadata; never dist-info-metadata', () => {
+test('core-metadata false / hash dict / true, mirrored in data-dist-info-metadata; never dist-info-metadata', () => {
   const text = renderProjectJson(
     page([
       file('demo_pkg-1.0-py3-none-any.whl', { coreMetadata: { sha256: 'b'.repeat(64), blake2b_256: 'c'.repeat(64) } }),
@@ -165,7 +165,7 @@ test('C25: core-metadata false / hash dict / true, mirrored in data-dist-info-me
   );
 });
 
-test('C26/C27: project-status at top level, default active; no alternate-locations or meta.tracks', () => {
+test('project-status at top level, default active; no alternate-locations or meta.tracks', () => {
   const active = render(page([]));
   assert.deepEqual(active['project-status'], { status: 'active' });
   assert.ok(!('project-status' in active.meta));
@@ -228,7 +228,7 @@ test('toWireJson matches Python json.dumps(sort_keys=True, separators=(",", ":")
   assert.equal(toWireJson({ skip: undefined, keep: 0 }), '{"keep":0}\n');
 });
 
-test('C21: root JSON is valid, with meta._last-serial, api-version and projects[]._last-serial', async () => {
+test('root JSON is valid, with meta._last-serial, api-version and projects[]._last-serial', async () => {
   const fixture = fixtureJson('simple-root.pypi-docs-excerpt.v1-json.json');
   const projects = (fixture.projects as unknown[]).filter((p): p is { name: string; '_last-serial': number } => typeof p === 'object');
   const text = await renderRootJson(

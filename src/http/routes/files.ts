@@ -64,13 +64,16 @@ export function smallBodyCache(maxBytes = 32 * 1024 * 1024): SmallBodies {
 
 export async function sendFileBody(ctx: Context, body: FileBody, privateReads: boolean, small: SmallBodies): Promise<void> {
   if (body.kind === 'stream') {
-    // Not yet on disk: the whole file as it arrives (a server may ignore Range); HEAD starts no download.
-    const opened = ctx.method === 'HEAD' ? null : await body.open();
+    // Not yet on disk: the whole file as it arrives (a server may ignore Range). HEAD of a file whose size
+    // the page did not give joins (or starts) its download to learn the size, and lets it go on without it.
+    const head = ctx.method === 'HEAD';
+    const opened = head && body.size !== null ? null : await body.open();
+    if (head) opened?.stream.destroy();
     fileHeaders(ctx, body, privateReads);
     ctx.status = 200;
     const size = opened?.size ?? body.size;
     if (size !== null) ctx.length = size;
-    if (opened) ctx.body = opened.stream;
+    if (opened && !head) ctx.body = opened.stream;
     return;
   }
   fileHeaders(ctx, body, privateReads);
@@ -82,7 +85,7 @@ export async function sendFileBody(ctx: Context, body: FileBody, privateReads: b
   const rangeAllowed = !ifRange || ifRange === body.etag;
   const range = rangeAllowed ? parseRange(ctx.get('Range'), body.size) : null;
   if (range === 'unsatisfiable') {
-    throw new LarderError(416, 'range_not_satisfiable', `Range not satisfiable: the file has ${body.size} bytes.`, {
+    throw new LarderError('range_not_satisfiable', `Range not satisfiable: the file has ${body.size} bytes.`, {
       'Content-Range': `bytes */${body.size}`,
     });
   }

@@ -11,11 +11,11 @@ import { baseUrl, sendIndexDocument } from '../respond.js';
 import { redirect } from './simple.js';
 
 const jsonNotFound = () =>
-  new LarderError(404, 'not_found', 'Not Found', {}, '{"message": "Not Found"}', 'application/json');
+  new LarderError('not_found', 'Not Found', {}, '{"message": "Not Found"}', 'application/json');
 
 /** The JSON API answers errors in JSON too: `{"message": …}`. */
 const jsonError = (err: LarderError) =>
-  new LarderError(err.status, err.code, err.message, err.headers, `${JSON.stringify({ message: err.message })}\n`, 'application/json');
+  new LarderError(err.code, err.message, err.headers, `${JSON.stringify({ message: err.message })}\n`, 'application/json');
 
 export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
   const handle = async (ctx: Context, prefix: string, version: string | null) => {

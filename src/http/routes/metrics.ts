@@ -16,7 +16,7 @@ export function registerMetricsRoutes(router: Router, metrics: Metrics, token: s
       const header = ctx.get('Authorization');
       const given = /^bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
       if (!sameToken(given, token)) {
-        throw new LarderError(401, 'metrics_token', 'The metrics need the bearer token set in LARDER_METRICS_TOKEN.', {
+        throw new LarderError('metrics_token', 'The metrics need the bearer token set in LARDER_METRICS_TOKEN.', {
           'WWW-Authenticate': 'Bearer realm="larder metrics"',
         });
       }

@@ -1,6 +1,7 @@
 /** The simple API (PEP 503/691): /simple/ and /simple/<project>/, negotiated between HTML and JSON. */
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
+import { createGzip } from 'node:zlib';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { LarderError } from '../../errors.js';
@@ -13,7 +14,7 @@ import { renderProjectJson, renderRootJsonChunks } from '../../render/simple-jso
 import type { HttpDeps } from '../deps.js';
 import { LRUCache } from 'lru-cache';
 import { negotiateSimple, type Negotiated } from '../negotiate.js';
-import { baseUrl, INDEX_CORS, indexCacheControl, matchesEtag, sendIndexDocument, strongEtag } from '../respond.js';
+import { acceptsGzip, baseUrl, gzipEtag, INDEX_CORS, indexCacheControl, matchesEtag, sendIndexDocument, strongEtag } from '../respond.js';
 
 export function redirect(ctx: Context, path: string): void {
   const query = ctx.querystring ? `?${ctx.querystring}` : '';
@@ -23,7 +24,7 @@ export function redirect(ctx: Context, path: string): void {
 }
 
 const simpleNotFound = () =>
-  new LarderError(404, 'not_found', 'Not Found', {}, '404 Not Found', 'text/plain; charset=utf-8');
+  new LarderError('not_found', 'Not Found', {}, '404 Not Found', 'text/plain; charset=utf-8');
 
 /** Clients send a handful of distinct Accept headers; each is parsed once. */
 function negotiator() {
@@ -47,13 +48,15 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps): void {
     const base = baseUrl(ctx, deps.config);
     const version = await deps.source.listVersion();
     const serial = await deps.source.lastSerial();
-    ctx.vary('Accept');
     ctx.set(INDEX_CORS);
     ctx.set('Cache-Control', indexCacheControl(deps.config));
     ctx.set('X-PyPI-Last-Serial', String(serial));
+    ctx.set('Vary', 'Accept, Accept-Encoding');
     const etag = strongEtag(`root\0${chosen.contentType}\0${version}\0${serial}\0${base}`);
-    ctx.set('ETag', etag);
-    if (matchesEtag(ctx, etag)) {
+    const gzip = acceptsGzip(ctx);
+    const sentEtag = gzip ? gzipEtag(etag) : etag;
+    ctx.set('ETag', sentEtag);
+    if (matchesEtag(ctx, sentEtag) || matchesEtag(ctx, etag)) {
       ctx.status = 304;
       return;
     }
@@ -64,17 +67,19 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps): void {
       return chosen.format === 'json' ? renderRootJsonChunks(entries, serial) : renderRootHtmlChunks(entries, new URL(base).pathname.replace(/\/$/, ''));
     };
     ctx.type = chosen.contentType;
+    if (gzip) ctx.set('Content-Encoding', 'gzip');
     let rendered;
     try {
-      rendered = await deps.rootPages.file(etag, chosen.format, render);
+      rendered = await deps.rootPages.files(etag, chosen.format, render);
     } catch (err) {
       if (!isDiskFull(err)) throw err;
       // The disk is full: the page is rendered straight to the client and not kept.
-      if (ctx.method !== 'HEAD') ctx.body = Readable.from(render());
+      if (ctx.method !== 'HEAD') ctx.body = gzip ? Readable.from(render()).pipe(createGzip()) : Readable.from(render());
       return;
     }
-    ctx.length = rendered.size;
-    if (ctx.method !== 'HEAD') ctx.body = createReadStream(rendered.path);
+    const file = gzip ? rendered.gzip : rendered.plain;
+    ctx.length = file.size;
+    if (ctx.method !== 'HEAD') ctx.body = createReadStream(file.path);
   });
 
   const projectPage = async (ctx: Context, withSlash: boolean) => {

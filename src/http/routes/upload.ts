@@ -1,7 +1,6 @@
-/** The legacy upload API: POST /legacy/ (and POST / for clients given the bare server URL). */
+/** The legacy upload API: POST /legacy/ (also /legacy, and POST / for clients given the bare server URL). */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { LarderError } from '../../errors.js';
 import { diskFullError } from '../../store/disk-space.js';
 import { receiveUpload } from '../../upload/receive.js';
 import { validateUpload } from '../../upload/validate.js';
@@ -37,13 +36,8 @@ export function registerUploadRoutes(router: Router, deps: HttpDeps): void {
     ctx.body = '';
   };
   router.post('/legacy/', upload);
+  // Without the slash too: twine treats any 3xx to an upload as fatal (standards §12), so PyPI's 308
+  // would only turn `--repository-url http://host/legacy` into an error.
+  router.post('/legacy', upload);
   router.post('/', upload);
-  router.post('/legacy', () => {
-    throw new LarderError(
-      308,
-      'upload_url_slash',
-      'An upload was attempted to /legacy but the expected upload URL is /legacy/ (with a trailing slash)',
-      { Location: '/legacy/' },
-    );
-  });
 }

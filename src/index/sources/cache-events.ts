@@ -1,8 +1,5 @@
 /** What the `cached` source tells the rest of the app (metrics, logs) about what it does. */
-import type { CacheState } from '../../model/documents.js';
-
 export interface CacheEvents {
-  cacheResult?(kind: 'page' | 'file' | 'metadata', state: CacheState): void;
   hashMismatch?(filename: string): void;
   bytesFetched?(bytes: number): void;
   /** Something was not kept because the data disk is full or below its reserve (`err` null: known beforehand). */

@@ -43,7 +43,7 @@ interface Target {
   maxBytes: number;
 }
 
-export const offlineNotCached = (what: string) => new LarderError(404, 'offline_not_cached', `larder is offline and ${what} is not cached.`);
+export const offlineNotCached = (what: string) => new LarderError('offline_not_cached', `larder is offline and ${what} is not cached.`);
 
 export class CachedFiles {
   private readonly downloads = new Map<string, Promise<FileDownload>>();
@@ -66,19 +66,17 @@ export class CachedFiles {
     const record = this.files.get(id);
     if (record && this.blobs.hasSync(record.sha256)) {
       if (trace) trace.cache = 'hit';
-      this.events.cacheResult?.(kind, 'hit');
       this.touch(id, record);
-      return { kind: 'disk', path: this.blobs.pathFor(record.sha256), size: record.size, etag: `"${record.sha256}"`, contentType };
+      return { kind: 'disk', path: this.blobs.pathFor(record.sha256), size: record.size, sha256: record.sha256, etag: `"${record.sha256}"`, contentType };
     }
     if (this.options.offline) throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
     const file = (await this.pageOf(name))?.files.find((f) => f.filename === filename);
     const target = file && this.target(file, variant);
     if (!target) return null;
     if (target.expected.size !== null && target.expected.size > target.maxBytes) {
-      throw new LarderError(502, 'upstream_too_large', `The upstream lists ${filename} at ${formatBytes(target.expected.size)}, more than LARDER_MAX_FILE_SIZE (${formatBytes(target.maxBytes)}); larder does not fetch it.`);
+      throw new LarderError('upstream_too_large', `The upstream lists ${filename} at ${formatBytes(target.expected.size)}, more than LARDER_MAX_FILE_SIZE (${formatBytes(target.maxBytes)}); larder does not fetch it.`);
     }
     if (trace) trace.cache = 'miss';
-    this.events.cacheResult?.(kind, 'miss');
     return {
       kind: 'stream',
       size: target.expected.size,
@@ -209,7 +207,7 @@ export class CachedFiles {
   private downloadError(filename: string, err: unknown): LarderError {
     if (err instanceof LarderError) return err;
     if (err instanceof VerificationError) {
-      return new LarderError(502, 'upstream_hash_mismatch', `The upstream sent ${filename} with the wrong content (${err.message}); nothing was kept.`);
+      return new LarderError('upstream_hash_mismatch', `The upstream sent ${filename} with the wrong content (${err.message}); nothing was kept.`);
     }
     return this.upstream.failure(filename, err);
   }

@@ -1,35 +1,29 @@
 /**
  * The `cached` source: wraps the upstream. Pages and JSON documents go through the document cache
  * (document-cache.ts), files through the file cache (cached-files.ts), the project list through the root
- * list (root-list.ts). It also builds JSON API documents for upstreams that have none.
+ * list (root-list.ts). Only what the upstream itself sends: a JSON API document built from the simple page
+ * (json-api-from-pages.ts) and a release's own metadata (release-metadata.ts) are decorators around it.
  */
-import { createReadStream } from 'node:fs';
-import { text } from 'node:stream/consumers';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
-import { LarderError } from '../../errors.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { DiskSpace } from '../../store/disk-space.js';
 import type { CachedFileId } from '../../store/cached-file-index.js';
 import type { Storage } from '../../store/storage.js';
 import type { CachedDocumentId } from '../../store/upstream-document-store.js';
-import { parseCoreMetadata, releasesFromPage } from '../../upstream/json-api-from-simple.js';
-import { isPlaceholderMetadata } from '../../upstream/parse-json-api.js';
 import type {
   FileBody,
   FileVariant,
   ProjectListBatch,
   ProjectPage,
   ProjectReleases,
-  Release,
   ReleaseMetadata,
   SourceTrace,
 } from '../../model/documents.js';
 import type { ProjectName } from '../../model/names.js';
 import type { IndexSource } from '../source.js';
-import { findRelease, latestRelease } from '../../model/release-choice.js';
 import type { CacheEvents } from './cache-events.js';
-import { CachedFiles, MAX_METADATA_BYTES } from './cached-files.js';
+import { CachedFiles } from './cached-files.js';
 import { DocumentCache } from './document-cache.js';
 import { RootList } from './root-list.js';
 import type { Fetched, UpstreamSource, Validators } from './upstream-source.js';
@@ -53,9 +47,8 @@ export interface CachedSourceOptions {
 
 export class CachedSource implements IndexSource {
   private readonly documents: DocumentCache;
-  private readonly files: CachedFiles;
-  private readonly built = new WeakMap<ProjectPage, Promise<ProjectReleases>>();
-  private readonly perVersion = new WeakMap<ProjectReleases, Map<string, Promise<ProjectReleases>>>();
+  /** The file cache: also what the graceful stop waits for and what the storage metrics count. */
+  readonly files: CachedFiles;
   private readonly root: RootList;
   private readonly docs: Storage['documents'];
 
@@ -63,8 +56,8 @@ export class CachedSource implements IndexSource {
     private readonly upstream: UpstreamSource,
     stores: Pick<Storage, 'documents' | 'cachedFiles'>,
     blobs: BlobStore,
-    private readonly options: CachedSourceOptions,
-    private readonly logger: Logger,
+    options: CachedSourceOptions,
+    logger: Logger,
     events: CacheEvents = {},
   ) {
     const { documents: docs, cachedFiles: files } = stores;
@@ -110,22 +103,9 @@ export class CachedSource implements IndexSource {
     return this.root.lastSerial();
   }
 
-  /** Does the upstream have this project? (decision 8's new-name rule). Offline: as far as the cache knows. */
-  async exists(name: ProjectName): Promise<boolean> {
-    if (this.options.offline) return Boolean(this.documents.entry<ProjectPage>({ kind: 'page', project: name })?.value);
-    try {
-      return (await this.getProject(name)) !== null;
-    } catch (err) {
-      throw new LarderError(
-        503,
-        'upstream_check_failed',
-        `larder could not ask the upstream index whether '${name}' exists (${(err as Error).message}); try again later, or have an administrator allow the name.`,
-      );
-    }
-  }
-
-  knownSerial(name: ProjectName): number {
-    return this.documents.entry<ProjectPage>({ kind: 'page', project: name })?.value?.serial ?? 0;
+  /** The cached page, without asking the upstream; null when none is cached or the upstream said 404. */
+  cachedPage(name: ProjectName): ProjectPage | null {
+    return this.documents.entry<ProjectPage>({ kind: 'page', project: name })?.value ?? null;
   }
 
   private cachedDocument<T>(
@@ -148,103 +128,34 @@ export class CachedSource implements IndexSource {
     );
   }
 
-  async getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
-    const doc = await this.projectReleases(name, trace);
-    return doc && forVersion !== undefined ? this.withReleaseMetadata(doc, forVersion) : doc;
+  /** The upstream's JSON API document; null when the upstream has no JSON API or does not know the project. */
+  async getReleases(name: ProjectName, trace?: SourceTrace): Promise<ProjectReleases | null> {
+    if (!this.upstream.jsonApiUrl) return null;
+    return this.cachedDocument<ProjectReleases>(
+      { kind: 'releases', project: name },
+      `the JSON API document of ${name}`,
+      (v) => this.upstream.fetchReleases(name, v),
+      (fresh, old) => (old && old.serial > fresh.serial ? { ...fresh, serial: old.serial } : fresh),
+      trace,
+    );
   }
 
-  private async projectReleases(name: ProjectName, trace?: SourceTrace): Promise<ProjectReleases | null> {
-    if (this.upstream.jsonApiUrl) {
-      const doc = await this.cachedDocument<ProjectReleases>(
-        { kind: 'releases', project: name },
-        `the JSON API document of ${name}`,
-        (v) => this.upstream.fetchReleases(name, v),
-        (fresh, old) => (old && old.serial > fresh.serial ? { ...fresh, serial: old.serial } : fresh),
-        trace,
-      );
-      if (doc) return doc;
-    }
-    const page = await this.getProject(name, trace);
-    if (!page) return null;
-    let built = this.built.get(page);
-    if (!built) {
-      built = this.buildReleases(page);
-      this.built.set(page, built);
-    }
-    return built;
-  }
-
-  /** For an upstream without a JSON API: releases from the simple page, `info` from the latest release's `.metadata`. */
-  private async buildReleases(page: ProjectPage): Promise<ProjectReleases> {
-    const draft = releasesFromPage(page);
-    const latest = latestRelease(draft.releases.filter((r) => r.files.length > 0));
-    const metadata = latest && (await this.coreMetadataOf(page.name, latest));
-    return metadata ? releasesFromPage(page, new Map([[latest.version, metadata]])) : draft;
-  }
-
-  /**
-   * A project document whose entry for `version` carries that release's own metadata: the JSON API
-   * document (and one built from the simple page) only has it for the latest release.
-   */
-  private withReleaseMetadata(doc: ProjectReleases, version: string): Promise<ProjectReleases> {
-    const release = findRelease(doc.releases, version);
-    if (!release || !isPlaceholderMetadata(release.metadata)) return Promise.resolve(doc);
-    let known = this.perVersion.get(doc);
-    if (!known) this.perVersion.set(doc, (known = new Map()));
-    let filled = known.get(release.version);
-    if (!filled) {
-      filled = this.releaseMetadata(doc.name, release).then((metadata) =>
-        metadata ? { ...doc, releases: doc.releases.map((r) => (r === release ? { ...r, metadata } : r)) } : doc,
-      );
-      known.set(release.version, filled);
-    }
-    return filled;
-  }
-
-  private async releaseMetadata(name: ProjectName, release: Release): Promise<ReleaseMetadata | null> {
-    if (this.upstream.jsonApiUrl) {
-      const answer = await this.cachedDocument<ReleaseMetadata>(
-        { kind: 'release', project: name, version: release.version },
-        `the JSON API document of ${name} ${release.version}`,
-        async (v) => {
-          const fetched = await this.upstream.fetchRelease(name, release.version, v);
-          return fetched.status === 'ok' ? { ...fetched, value: fetched.value.release.metadata } : fetched;
-        },
-        (fresh) => fresh,
-        undefined,
-      ).catch(() => null);
-      if (answer) return answer;
-    }
-    return this.coreMetadataOf(name, release);
-  }
-
-  /** The release's metadata read from the `.metadata` file of one of its distributions, when one has it. */
-  private async coreMetadataOf(name: ProjectName, release: Release): Promise<ReleaseMetadata | null> {
-    const file = release.files.find((f) => f.coreMetadata !== false);
-    if (!file) return null;
-    try {
-      const body = await this.openFile(name, file.filename, 'metadata');
-      if (!body) return null;
-      if (body.kind === 'disk' && body.size > MAX_METADATA_BYTES) return null;
-      const stream = body.kind === 'disk' ? createReadStream(body.path) : (await body.open()).stream;
-      return parseCoreMetadata(await text(stream));
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message, project: name, version: release.version }, 'could not read core metadata for the JSON API document');
-      return null;
-    }
+  /** The metadata of the upstream's `/pypi/<p>/<v>/json`; null when the upstream has no JSON API or no such release. */
+  async getReleaseMetadata(name: ProjectName, version: string): Promise<ReleaseMetadata | null> {
+    if (!this.upstream.jsonApiUrl) return null;
+    return this.cachedDocument<ReleaseMetadata>(
+      { kind: 'release', project: name, version },
+      `the JSON API document of ${name} ${version}`,
+      async (v) => {
+        const fetched = await this.upstream.fetchRelease(name, version, v);
+        return fetched.status === 'ok' ? { ...fetched, value: fetched.value.release.metadata } : fetched;
+      },
+      (fresh) => fresh,
+      undefined,
+    );
   }
 
   openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
     return this.files.openFile(name, filename, variant, trace);
-  }
-
-  /** Resolves when every download under way has ended (used by a graceful stop). */
-  drain(): Promise<void> {
-    return this.files.drain();
-  }
-
-  /** Bytes and files of cached upstream content (files, `.metadata`, `.asc`) recorded in the store. */
-  totals(): { bytes: number; files: number } {
-    return this.files.totals();
   }
 }

@@ -90,7 +90,6 @@ export class DocumentCache {
     const entry = this.entry<T>(request.id);
     const report = (state: CacheState) => {
       if (request.trace) request.trace.cache = state;
-      this.events.cacheResult?.('page', state);
     };
     if (this.options.offline) {
       if (!entry) throw offlineNotCached(request.what);

@@ -97,7 +97,7 @@ export class PrivateSource implements IndexSource {
     if (size === null) return null;
     const contentType =
       variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
-    return { kind: 'disk', path: this.blobs.pathFor(sha256), size, etag: `"${sha256}"`, contentType };
+    return { kind: 'disk', path: this.blobs.pathFor(sha256), size, sha256, etag: `"${sha256}"`, contentType };
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { LarderError } from '../../errors.js';
 import { UpstreamClient, UpstreamError, type UpstreamResponse } from '../../upstream/client.js';
-import { classify } from '../../upstream/upstream-error.js';
+import { classify, UPSTREAM_ERROR_CODES } from '../../upstream/upstream-error.js';
 import { parseJsonApi, parseReleaseJson, type ReleaseDocument } from '../../upstream/parse-json-api.js';
 import { parseProjectPage } from '../../upstream/parse-project-page.js';
 import { parseRootHtmlBatches, parseRootJsonBatches } from '../../upstream/parse-root.js';
@@ -180,7 +180,6 @@ export class UpstreamSource {
   /** The client-facing error for an upstream that failed with no cached copy to fall back on. */
   failure(what: string, err: unknown): LarderError {
     const e = classify(err);
-    const status = e.kind === 'timeout' ? 504 : 502;
-    return new LarderError(status, `upstream_${e.kind}`, `The upstream index ${this.indexUrl} failed for ${what} and larder has no cached copy: ${e.message}.`);
+    return new LarderError(UPSTREAM_ERROR_CODES[e.kind], `The upstream index ${this.indexUrl} failed for ${what} and larder has no cached copy: ${e.message}.`);
   }
 }

@@ -1,0 +1,35 @@
+/**
+ * The base of sources that change one answer of the source they wrap: every call goes to `inner` until
+ * a subclass overrides it.
+ */
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../../model/documents.js';
+import type { ProjectName } from '../../model/names.js';
+import type { IndexSource } from '../source.js';
+
+export abstract class SourceDecorator implements IndexSource {
+  constructor(protected readonly inner: IndexSource) {}
+
+  listProjects(): AsyncIterable<ProjectListBatch> {
+    return this.inner.listProjects();
+  }
+
+  listVersion(): Promise<string> {
+    return this.inner.listVersion();
+  }
+
+  lastSerial(): Promise<number> {
+    return this.inner.lastSerial();
+  }
+
+  getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
+    return this.inner.getProject(name, trace);
+  }
+
+  getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
+    return this.inner.getReleases(name, trace, forVersion);
+  }
+
+  openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
+    return this.inner.openFile(name, filename, variant, trace);
+  }
+}

@@ -1,0 +1,108 @@
+/** An in-memory `IndexSource` for decorator tests: the test sets pages, JSON API documents and file bodies; every call is recorded. */
+import { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import type {
+  FileBody,
+  FileVariant,
+  ProjectListBatch,
+  ProjectPage,
+  ProjectReleases,
+  ReleaseMetadata,
+  SourceTrace,
+} from '../../../src/model/documents.js';
+import type { ProjectName } from '../../../src/model/names.js';
+import type { IndexSource } from '../../../src/index/source.js';
+
+export class FakeSource implements IndexSource {
+  readonly pages = new Map<string, ProjectPage>();
+  readonly documents = new Map<string, ProjectReleases>();
+  /** File bodies by `fileKey(filename, variant)`: text is served as a stream, `Error` makes `open()` reject. */
+  readonly bodies = new Map<string, string | Error>();
+  readonly calls: string[] = [];
+  /** When set, `getProject` and `getReleases` reject with it. */
+  failure: Error | null = null;
+
+  async *listProjects(): AsyncIterable<ProjectListBatch> {
+    yield [...this.pages.values()].map((p) => ({ name: p.displayName, serial: p.serial }));
+  }
+
+  async listVersion(): Promise<string> {
+    return 'fake';
+  }
+
+  async lastSerial(): Promise<number> {
+    return Math.max(0, ...[...this.pages.values()].map((p) => p.serial));
+  }
+
+  async getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
+    this.calls.push(`getProject ${name}`);
+    if (this.failure) throw this.failure;
+    if (trace) trace.cache = 'hit';
+    return this.pages.get(name) ?? null;
+  }
+
+  async getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
+    this.calls.push(forVersion === undefined ? `getReleases ${name}` : `getReleases ${name} ${forVersion}`);
+    if (this.failure) throw this.failure;
+    if (trace) trace.cache = 'hit';
+    return this.documents.get(name) ?? null;
+  }
+
+  async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<FileBody | null> {
+    this.calls.push(`openFile ${filename} ${variant}`);
+    const body = this.bodies.get(fileKey(filename, variant));
+    if (body === undefined) return null;
+    return {
+      kind: 'stream',
+      size: null,
+      etag: null,
+      contentType: 'text/plain; charset=utf-8',
+      open: async () => {
+        if (body instanceof Error) throw body;
+        return { stream: Readable.from([Buffer.from(body)]), size: body.length };
+      },
+    };
+  }
+}
+
+export const fileKey = (filename: string, variant: FileVariant) => `${filename} ${variant}`;
+
+/** A `.metadata` file's text. */
+export function coreMetadataText(name: string, version: string, summary: string): string {
+  return `Metadata-Version: 2.1\nName: ${name}\nVersion: ${version}\nSummary: ${summary}\n\nThe description of ${name} ${version}.\n`;
+}
+
+/** Metadata as a JSON API document carries it (not a placeholder). */
+export function releaseMetadata(name: string, version: string, summary: string): ReleaseMetadata {
+  return {
+    name,
+    version,
+    summary,
+    description: `The description of ${name} ${version}.`,
+    description_content_type: null,
+    author: null,
+    author_email: null,
+    maintainer: null,
+    maintainer_email: null,
+    license: null,
+    license_expression: null,
+    license_files: null,
+    keywords: null,
+    home_page: null,
+    download_url: null,
+    platform: null,
+    requires_python: null,
+    requires_dist: null,
+    provides_extra: null,
+    dynamic: null,
+    classifiers: [],
+    project_urls: null,
+  };
+}
+
+/** A logger that keeps the messages of its warnings. */
+export function recordingLogger(): { logger: Logger; warnings: string[] } {
+  const warnings: string[] = [];
+  const logger = { warn: (_fields: object, message: string) => warnings.push(message) } as unknown as Logger;
+  return { logger, warnings };
+}

@@ -1,0 +1,138 @@
+/** The JSON API document built from a simple page, for upstreams without a JSON API; the `.metadata` reader it uses. */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import type { FileBody, ProjectReleases, SourceTrace } from '../../src/model/documents.js';
+import { normalizeName } from '../../src/model/names.js';
+import { MAX_METADATA_BYTES } from '../../src/index/sources/cached-files.js';
+import { coreMetadataFile } from '../../src/index/sources/core-metadata-file.js';
+import { JsonApiFromPages } from '../../src/index/sources/json-api-from-pages.js';
+import { releasesFromPage } from '../../src/upstream/json-api-from-simple.js';
+import { isPlaceholderMetadata } from '../../src/upstream/parse-json-api.js';
+import { fileEntry, projectPage } from '../helpers/model-builders.js';
+import { coreMetadataText, FakeSource, fileKey, recordingLogger } from './helpers/fake-source.js';
+
+const name = normalizeName('Demo_Pkg');
+
+/** Demo_Pkg 1.0 and 2.0 (the latest), each a wheel with a `.metadata` file, and 3.0.dev1 (a pre-release). */
+function demo(): { inner: FakeSource; source: JsonApiFromPages; warnings: string[] } {
+  const inner = new FakeSource();
+  inner.pages.set(
+    name,
+    projectPage(
+      [
+        fileEntry('demo_pkg-1.0-py3-none-any.whl', { coreMetadata: true }),
+        fileEntry('demo_pkg-2.0.tar.gz'),
+        fileEntry('demo_pkg-2.0-py3-none-any.whl', { coreMetadata: { sha256: 'b'.repeat(64) } }),
+        fileEntry('demo_pkg-3.0.dev1-py3-none-any.whl', { coreMetadata: true }),
+      ],
+      { versions: ['1.0', '2.0', '3.0.dev1'], origin: 'upstream' },
+    ),
+  );
+  inner.bodies.set(fileKey('demo_pkg-1.0-py3-none-any.whl', 'metadata'), coreMetadataText('Demo_Pkg', '1.0', 'one'));
+  inner.bodies.set(fileKey('demo_pkg-2.0-py3-none-any.whl', 'metadata'), coreMetadataText('Demo_Pkg', '2.0', 'two'));
+  const { logger, warnings } = recordingLogger();
+  return { inner, source: new JsonApiFromPages(inner, coreMetadataFile(inner, logger)), warnings };
+}
+
+const summaries = (doc: ProjectReleases) => Object.fromEntries(doc.releases.map((r) => [r.version, r.metadata.summary]));
+
+describe('JsonApiFromPages', () => {
+  test("a document the inner source has is passed on as it is, and the page is not read", async () => {
+    const { inner, source } = demo();
+    const upstreamDoc = releasesFromPage(inner.pages.get(name)!);
+    inner.documents.set(name, upstreamDoc);
+    assert.equal(await source.getReleases(name), upstreamDoc);
+    assert.deepEqual(inner.calls, [`getReleases ${name}`]);
+  });
+
+  test("without one: releases from the page, `info` of the latest final release from its `.metadata`", async () => {
+    const { inner, source } = demo();
+    const trace: SourceTrace = {};
+    const doc = (await source.getReleases(name, trace))!;
+    assert.equal(trace.cache, 'hit');
+    assert.deepEqual(summaries(doc), { '1.0': null, '2.0': 'two', '3.0.dev1': null });
+    assert.equal(doc.releases.find((r) => r.version === '2.0')!.metadata.description, 'The description of Demo_Pkg 2.0.\n');
+    assert.ok(isPlaceholderMetadata(doc.releases.find((r) => r.version === '1.0')!.metadata));
+    assert.deepEqual(
+      doc.releases.map((r) => r.files.map((f) => f.filename)),
+      [['demo_pkg-1.0-py3-none-any.whl'], ['demo_pkg-2.0.tar.gz', 'demo_pkg-2.0-py3-none-any.whl'], ['demo_pkg-3.0.dev1-py3-none-any.whl']],
+    );
+    // The sdist has no `.metadata`: the wheel's is read, and only that one.
+    assert.deepEqual(inner.calls, [`getReleases ${name}`, `getProject ${name}`, 'openFile demo_pkg-2.0-py3-none-any.whl metadata']);
+  });
+
+  test('one build per page: the same document again, without reading `.metadata` again', async () => {
+    const { inner, source } = demo();
+    const [first, second] = await Promise.all([source.getReleases(name), source.getReleases(name)]);
+    assert.equal(first, second);
+    assert.equal(await source.getReleases(name), first);
+    assert.equal(inner.calls.filter((c) => c.startsWith('openFile')).length, 1);
+    // A new page (the cache refreshed it) gets a new build.
+    inner.pages.set(name, { ...inner.pages.get(name)!, serial: 43 });
+    const rebuilt = (await source.getReleases(name))!;
+    assert.notEqual(rebuilt, first);
+    assert.equal(rebuilt.serial, 43);
+  });
+
+  test('a latest release without a readable `.metadata` keeps the placeholder, and the failure is logged', async () => {
+    const { inner, source, warnings } = demo();
+    inner.bodies.set(fileKey('demo_pkg-2.0-py3-none-any.whl', 'metadata'), new Error('upstream went away'));
+    const doc = (await source.getReleases(name))!;
+    assert.ok(doc.releases.every((r) => isPlaceholderMetadata(r.metadata)));
+    assert.deepEqual(warnings, ['could not read core metadata for the JSON API document']);
+  });
+
+  test('an unknown project is null; a failing inner source fails the request', async () => {
+    const { inner, source } = demo();
+    assert.equal(await source.getReleases(normalizeName('other')), null);
+    inner.failure = new Error('no upstream');
+    await assert.rejects(source.getReleases(name), /no upstream/);
+  });
+
+  test('everything else goes to the inner source', async () => {
+    const { inner, source } = demo();
+    assert.equal(await source.getProject(name), inner.pages.get(name));
+    assert.equal(await source.openFile(name, 'demo_pkg-1.0-py3-none-any.whl', 'file'), null);
+    assert.equal(await source.lastSerial(), 42);
+    assert.equal(await source.listVersion(), 'fake');
+    const batches = [];
+    for await (const batch of source.listProjects()) batches.push(batch);
+    assert.deepEqual(batches, [[{ name: 'Demo_Pkg', serial: 42 }]]);
+    assert.deepEqual(inner.calls, [`getProject ${name}`, 'openFile demo_pkg-1.0-py3-none-any.whl file']);
+  });
+});
+
+describe('coreMetadataFile', () => {
+  const release = (files: ReturnType<typeof fileEntry>[]) => releasesFromPage(projectPage(files, { versions: ['1.0'] })).releases[0]!;
+
+  test('a release none of whose files has a `.metadata` is not asked about', async () => {
+    const inner = new FakeSource();
+    const { logger } = recordingLogger();
+    assert.equal(await coreMetadataFile(inner, logger)(name, release([fileEntry('demo_pkg-1.0.tar.gz')])), null);
+    assert.deepEqual(inner.calls, []);
+  });
+
+  test('a file on disk is read; one over the bound is not', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'larder-core-metadata-'));
+    try {
+      const path = join(dir, 'METADATA');
+      await writeFile(path, coreMetadataText('Demo_Pkg', '1.0', 'from disk'));
+      let size = 10;
+      const source = {
+        openFile: async (): Promise<FileBody> => ({ kind: 'disk', path, size, sha256: 'x', etag: '"x"', contentType: 'text/plain' }),
+      };
+      const { logger, warnings } = recordingLogger();
+      const lookup = coreMetadataFile(source, logger);
+      const wheel = release([fileEntry('demo_pkg-1.0-py3-none-any.whl', { coreMetadata: true })]);
+      assert.equal((await lookup(name, wheel))!.summary, 'from disk');
+      size = MAX_METADATA_BYTES + 1;
+      assert.equal(await lookup(name, wheel), null);
+      assert.deepEqual(warnings, []);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
