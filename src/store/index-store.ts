@@ -3,16 +3,7 @@
  * project records), allowed names, the global serial and the changelog. Every change is one transaction
  * that also takes the next serial and appends a changelog entry, so a crash leaves all of a change or none.
  */
-import type {
-  AllowedName,
-  ChangelogEntry,
-  DeletedFilename,
-  FileRecord,
-  ProjectRecord,
-  ReleaseRecord,
-  TokenRecord,
-  UserRecord,
-} from './records.js';
+import type { AllowedName, ChangelogEntry, DeletedFilename, FileRecord, ProjectRecord, ReleaseRecord, TokenRecord, UserRecord } from './records.js';
 
 export type PublishResult =
   | { outcome: 'created'; serial: number; newProject: boolean }

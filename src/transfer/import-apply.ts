@@ -195,7 +195,11 @@ export function planImport(storage: Pick<Storage, 'index' | 'documents' | 'cache
  * Makes every change, once the needed blobs are committed: the private records in one transaction of the
  * index store, then the cache entries.
  */
-export async function applyImport(storage: Pick<Storage, 'index' | 'documents' | 'cachedFiles' | 'blobs'>, staged: Staged, report: (line: string) => void): Promise<ImportCounts> {
+export async function applyImport(
+  storage: Pick<Storage, 'index' | 'documents' | 'cachedFiles' | 'blobs'>,
+  staged: Staged,
+  report: (line: string) => void,
+): Promise<ImportCounts> {
   const pass = new ImportPass(staged, storage.blobs, true, report);
   storage.index.importRecords((target) => pass.private(target, target));
   await Promise.all(pass.cache(storage));

@@ -19,8 +19,18 @@ const named = <T>(items: Iterable<T>, name: (item: T) => unknown, value: (item: 
   new Map(Array.from(items, (item) => [JSON.stringify(name(item)), value(item)] as const));
 
 export function storedRecords(storage: Pick<Storage, 'index' | 'documents' | 'cachedFiles'>, kind: RecordKind): Map<string, unknown> {
-  if (kind === 'upstream-docs') return named(storage.documents.entries(), (d) => d.id, (d) => d.entry);
-  if (kind === 'upstream-files') return named(storage.cachedFiles.entries(), (f) => f.id, (f) => f.record);
+  if (kind === 'upstream-docs')
+    return named(
+      storage.documents.entries(),
+      (d) => d.id,
+      (d) => d.entry,
+    );
+  if (kind === 'upstream-files')
+    return named(
+      storage.cachedFiles.entries(),
+      (f) => f.id,
+      (f) => f.record,
+    );
   return storage.index.readSnapshot((view) => {
     switch (kind) {
       case 'projects':

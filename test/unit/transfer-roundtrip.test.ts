@@ -15,7 +15,7 @@ import type { Storage } from '../../src/store/storage.js';
 import { exportArchive } from '../../src/transfer/export.js';
 import { importArchive, type ImportSummary } from '../../src/transfer/import.js';
 import { RECORD_KINDS, storedRecords } from '../helpers/stored-records.js';
-import { publishInput, type StorageFactory } from './helpers/storage-contract.js';
+import { publishInput, type StorageFactory } from './helpers/storage-fixtures.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -44,8 +44,14 @@ async function fill(storage: Storage): Promise<void> {
   await documents.put({ kind: 'release', project: 'up-lib', version: '1.0' }, { value: { summary: 'the first' }, fetchedAt: 13, validators });
   await documents.putRootList({ fetchedAt: 1, validators: {}, serial: 5, count: 1 });
   const upstreamWheel = await blob('upstream wheel');
-  await cachedFiles.put({ project: 'up-lib', filename: 'up_lib-1.0-py3-none-any.whl', variant: 'file' }, { sha256: upstreamWheel, size: 14, fetchedAt: 20, lastAccess: 30 });
-  await cachedFiles.put({ project: 'up-lib', filename: 'up_lib-1.0-py3-none-any.whl', variant: 'metadata' }, { sha256: await blob('up metadata'), size: 11, fetchedAt: 20, lastAccess: 20 });
+  await cachedFiles.put(
+    { project: 'up-lib', filename: 'up_lib-1.0-py3-none-any.whl', variant: 'file' },
+    { sha256: upstreamWheel, size: 14, fetchedAt: 20, lastAccess: 30 },
+  );
+  await cachedFiles.put(
+    { project: 'up-lib', filename: 'up_lib-1.0-py3-none-any.whl', variant: 'metadata' },
+    { sha256: await blob('up metadata'), size: 11, fetchedAt: 20, lastAccess: 20 },
+  );
 }
 
 function roundTrip(name: string, open: StorageFactory): void {
@@ -92,10 +98,13 @@ function roundTrip(name: string, open: StorageFactory): void {
     });
 
     test('serial and changelog: each added project and file took a new local serial', () => {
-      assert.deepEqual(target.index.changesSince(0).map((c) => [c.serial, c.action, c.filename]), [
-        [1, 'create project', null],
-        [2, 'add file', 'demo-1.0-py3-none-any.whl'],
-      ]);
+      assert.deepEqual(
+        target.index.changesSince(0).map((c) => [c.serial, c.action, c.filename]),
+        [
+          [1, 'create project', null],
+          [2, 'add file', 'demo-1.0-py3-none-any.whl'],
+        ],
+      );
       assert.equal(target.index.getRelease('demo', '1.0')!.yankedReason, 'broken build');
       assert.equal(target.index.isFilenameDeleted('demo', 'demo-0.9-py3-none-any.whl'), true);
     });

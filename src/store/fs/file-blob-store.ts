@@ -78,7 +78,10 @@ export class FileBlobStore implements BlobStore {
   }
 
   async modifiedAt(sha256: string): Promise<number | null> {
-    return stat(this.pathFor(sha256)).then((info) => info.mtimeMs, () => null);
+    return stat(this.pathFor(sha256)).then(
+      (info) => info.mtimeMs,
+      () => null,
+    );
   }
 
   /**

@@ -88,9 +88,7 @@ export class LmdbIndexStore extends IndexDatabases implements IndexStore {
   remove(project: string, version: string | null, filename: string | null, user: string | null): FileRecord[] | null {
     return this.transaction(() => {
       if (!this.projects.get(project)) return null;
-      const files = this.getFiles(project).filter(
-        (f) => (version === null || f.version === version) && (filename === null || f.filename === filename),
-      );
+      const files = this.getFiles(project).filter((f) => (version === null || f.version === version) && (filename === null || f.filename === filename));
       const releases = version === null ? this.getReleases(project) : this.getReleases(project).filter((r) => r.version === version);
       if (filename !== null && files.length === 0) return null;
       if (version !== null && releases.length === 0) return null;
