@@ -1,5 +1,5 @@
 import { pino, type Logger } from 'pino';
-import { lazyRequire } from './lazy-require.js';
+import { lazyRequire } from './base/lazy-require.js';
 import type { Config } from './config/schema.js';
 
 /** Readable lines on a terminal, JSON lines otherwise. */

@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../clock.js';
-import { LarderError } from '../errors.js';
+import type { Clock } from '../base/clock.js';
+import { LarderError } from '../base/errors.js';
 
 export const LOGIN_WINDOW_MS = 60_000;
 

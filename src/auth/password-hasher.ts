@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { LarderError } from '../errors.js';
+import { LarderError } from '../base/errors.js';
 import { formatHash, KEY_LENGTH, keysEqual, newSalt, PARAMS, parseHash, type ScryptParams } from './passwords.js';
 
 /** Plain CommonJS, evaluated as is: works alike under tsx and from the compiled dist/. */

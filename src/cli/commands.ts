@@ -4,33 +4,15 @@ import { PasswordHasher } from '../auth/password-hasher.js';
 import { normalizeName } from '../model/names.js';
 import { checkProjectName } from '../index/client-names.js';
 import { CLI_IDENTITY, ProjectAdmin } from '../index/project-admin.js';
-import { systemClock } from '../clock.js';
+import { systemClock } from '../base/clock.js';
 import type { IndexStore } from '../store/index-store.js';
-import { openStorage } from '../store/open-storage.js';
+import { openStorage } from '../store/local/open-storage.js';
 import type { Storage } from '../store/storage.js';
 import { cacheStats, collectGarbage, purgeCache } from '../index/cache-maintenance.js';
 import { formatBytes, parseDuration, type Config } from '../config/schema.js';
 import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
 import { TRANSFER_COMMANDS } from './transfer-commands.js';
-
-export interface Io {
-  out: (line: string) => void;
-  readStdin: () => Promise<string>;
-  env: NodeJS.ProcessEnv;
-}
-
-type Handler = (argv: string[], io: Io) => Promise<void>;
-
-export interface Command {
-  usage: string;
-  summary: string;
-  /** More help, shown by `--help` after the summary. */
-  description?: string;
-  options?: Parameters<typeof parseCommand>[1];
-  minArgs: number;
-  maxArgs: number;
-  run: (args: string[], values: Record<string, unknown>, storage: Storage, io: Io, config: Config) => Promise<void>;
-}
+import type { Command, Handler, Io } from './command.js';
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

@@ -3,10 +3,11 @@
  * `larder token …`, `larder project …`. Returns the exit code, or -1 while `serve` runs.
  */
 import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
-import { COMMANDS, runStoreCommand, type Io } from './commands.js';
+import type { Io } from './command.js';
+import { COMMANDS, runStoreCommand } from './commands.js';
 import { describeConfig } from '../config/load.js';
 import { ConfigError } from '../config/schema.js';
-import { LarderError } from '../errors.js';
+import { LarderError } from '../base/errors.js';
 
 const SERVE_USAGE = `usage: larder serve [settings]\n\nRun the index server.\n\nSettings (flags override environment variables, which override config/defaults.json):\n${CONFIG_FLAGS_HELP}\n  LARDER_CONFIG        a JSON file of settings, read after the defaults`;
 

@@ -7,7 +7,7 @@ import { exportArchive } from '../transfer/export.js';
 import { importArchive } from '../transfer/import.js';
 import { Progress, type ProgressStream } from '../transfer/progress.js';
 import { UsageError } from './args.js';
-import type { Command } from './commands.js';
+import type { Command } from './command.js';
 
 const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
 

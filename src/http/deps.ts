@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
 import type { PrivateSource } from '../index/sources/private-source.js';
 import type { IndexSource } from '../index/source.js';

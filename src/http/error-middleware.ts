@@ -5,7 +5,7 @@
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { LarderError } from '../errors.js';
+import { LarderError } from '../base/errors.js';
 import type { StorageReporter } from '../metrics/storage-reporter.js';
 import { isDiskFull } from '../store/disk-space.js';
 

@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import type { Authenticator, Identity } from '../auth/authenticator.js';
 import { parseAuthorization } from '../auth/credentials.js';
-import { forbidden, unauthorized } from '../errors.js';
+import { forbidden, unauthorized } from '../base/errors.js';
 
 export async function identify(ctx: Context, authenticator: Authenticator): Promise<Identity | null> {
   const header = ctx.get('Authorization');

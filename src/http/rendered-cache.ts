@@ -5,7 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { strongEtag } from './respond.js';
+import { strongEtag } from './etag.js';
 
 export interface Rendered {
   source: object;

@@ -1,25 +1,11 @@
-/** Shared response helpers: base URL, index cache headers, strong ETags and conditional GETs. */
-import { createHash } from 'node:crypto';
+/** Shared response helpers: base URL, index cache and CORS headers, and sending a rendered index document. */
 import type { Context } from 'koa';
 import type { Config } from '../config/schema.js';
+import { gzipEtag, matchesEtag } from './etag.js';
 import type { Rendered, RenderedCache } from './rendered-cache.js';
 
 export function baseUrl(ctx: Context, config: Config): string {
   return config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
-}
-
-export function strongEtag(body: string | Buffer): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-}
-
-/** True when the request's If-None-Match names `etag` (or `*`). */
-export function matchesEtag(ctx: Context, etag: string): boolean {
-  const header = ctx.get('If-None-Match');
-  if (!header) return false;
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
-  });
 }
 
 export const INDEX_CORS = {
@@ -37,11 +23,6 @@ export function indexCacheControl(config: Config): string {
 /** True when the client's Accept-Encoding takes gzip (and does not refuse it with q=0). */
 export function acceptsGzip(ctx: Context): boolean {
   return /\bgzip\b/i.test(ctx.get('Accept-Encoding')) && !/\bgzip\s*;\s*q=0(\.0*)?\s*(,|$)/i.test(ctx.get('Accept-Encoding'));
-}
-
-/** The strong ETag of a body's gzip form: a representation of its own. */
-export function gzipEtag(etag: string): string {
-  return `${etag.slice(0, -1)}-gz"`;
 }
 
 /**

@@ -2,8 +2,8 @@
  * The checks of the names a client sends (project names, versions, file names) before they reach the
  * store, a storage key or the upstream.
  */
-import { badRequest } from '../errors.js';
-import type { CodeWithStatus } from '../error-catalogue.js';
+import { badRequest } from '../base/errors.js';
+import type { CodeWithStatus } from '../base/error-catalogue.js';
 import { MAX_NAME_LENGTH, MAX_SEGMENT_BYTES, isValidProjectName } from '../model/names.js';
 import { pyRepr } from '../model/py-repr.js';
 

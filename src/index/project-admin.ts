@@ -5,7 +5,7 @@
  */
 import type { Identity } from '../auth/authenticator.js';
 import { mayOwn } from '../auth/authenticator.js';
-import { forbidden, notFound } from '../errors.js';
+import { forbidden, notFound } from '../base/errors.js';
 import type { IndexStore } from '../store/index-store.js';
 import type { FileRecord, ProjectRecord } from '../store/records.js';
 import { normalizeName } from '../model/names.js';

@@ -3,7 +3,7 @@
  * this name, and which serial has larder seen for it? Asked through the cached source; offline, only
  * the cache is consulted.
  */
-import { LarderError } from '../errors.js';
+import { LarderError } from '../base/errors.js';
 import type { ProjectPage } from '../model/documents.js';
 import type { ProjectName } from '../model/names.js';
 

@@ -3,7 +3,7 @@
  * bytes served from the cache and fetched from the upstream, hash mismatches, uploads, blob store size.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../base/clock.js';
 import type { CacheState } from '../model/documents.js';
 
 export interface StoreTotals {

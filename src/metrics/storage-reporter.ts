@@ -1,6 +1,6 @@
 /** Says what happened when the data disk ran full or a cache write failed: a metric every time, an error log line at most once a minute per kind. */
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../base/clock.js';
 import type { Metrics } from './metrics.js';
 
 const LOG_EVERY_MS = 60_000;

@@ -5,7 +5,7 @@
  * since are subtracted, so a burst of writes within that second is still counted.
  */
 import { statfs } from 'node:fs/promises';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../base/clock.js';
 
 const REFRESH_MS = 1000;
 /** Node's ENOSPC/EDQUOT, and LMDB's errno values for them (28, 122 on Linux) and MDB_MAP_FULL. */

@@ -13,7 +13,7 @@ import { dirname, resolve } from 'node:path';
 import { checkProjectName } from '../index/client-names.js';
 import type { IndexSnapshot } from '../store/index-store.js';
 import type { Storage } from '../store/storage.js';
-import { LARDER_VERSION } from '../version.js';
+import { LARDER_VERSION } from '../base/version.js';
 import {
   blobEntry,
   CACHE_DBS,

@@ -8,11 +8,11 @@ import { stat } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { Entry, ZipFile } from 'yauzl';
-import { lazyRequire } from '../lazy-require.js';
+import { lazyRequire } from '../base/lazy-require.js';
 
 const tarStream = () => lazyRequire('tar-stream') as typeof import('tar-stream');
 const yauzlLib = () => lazyRequire('yauzl') as typeof import('yauzl');
-import { LarderError } from '../errors.js';
+import { LarderError } from '../base/errors.js';
 
 const MiB = 1024 * 1024;
 /** Largest METADATA file returned; a real one is a few kB, a long description may reach a few hundred. */

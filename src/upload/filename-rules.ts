@@ -5,8 +5,8 @@
  * e.g. `linux_x86_64`).
  */
 import { pep440String } from '../model/versions.js';
-import { LarderError } from '../errors.js';
-import type { CodeWithStatus } from '../error-catalogue.js';
+import { LarderError } from '../base/errors.js';
+import type { CodeWithStatus } from '../base/error-catalogue.js';
 import { filenameProjectPart, normalizeName } from '../model/names.js';
 import { pyRepr } from '../model/py-repr.js';
 import type { FileType } from './types.js';

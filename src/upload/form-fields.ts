@@ -2,7 +2,7 @@
  * The text fields of a legacy upload: sanitising (Warehouse `decorators.sanitize`) and the mapping of the
  * legacy form names to core metadata (Warehouse `forklift/metadata.py` `_FORM_TO_RAW_MAPPING`).
  */
-import { LarderError } from '../errors.js';
+import { LarderError } from '../base/errors.js';
 import type { ReleaseMetadata } from '../model/documents.js';
 
 /** Fields that are not core metadata but steer the upload. */

@@ -1,5 +1,5 @@
 /** Reading the headers of a multipart/form-data request and of its parts. */
-import { LarderError } from '../errors.js';
+import { LarderError } from '../base/errors.js';
 
 /** Refuses anything but `multipart/form-data` before a byte of the body is read. */
 export function assertMultipartFormData(contentType: string | undefined): void {

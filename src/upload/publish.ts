@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Identity } from '../auth/authenticator.js';
 import { mayWrite } from '../auth/authenticator.js';
-import { badRequest, conflict, forbidden, LarderError } from '../errors.js';
+import { badRequest, conflict, forbidden, LarderError } from '../base/errors.js';
 import type { ProjectName } from '../model/names.js';
 import { normalizeVersion } from '../model/versions.js';
 import type { IndexStore, PublishInput, PublishResult } from '../store/index-store.js';

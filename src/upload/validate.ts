@@ -3,8 +3,8 @@
  * (Warehouse's `forklift/legacy.py`): action, protocol, form fields, metadata, file presence, filename, content type,
  * digests, filename against name and version. The first failure wins.
  */
-import { LarderError } from '../errors.js';
-import type { CodeWithStatus } from '../error-catalogue.js';
+import { LarderError } from '../base/errors.js';
+import type { CodeWithStatus } from '../base/error-catalogue.js';
 import { isValidProjectName, MAX_NAME_LENGTH, normalizeName } from '../model/names.js';
 import { checkFilenameSegment } from '../index/client-names.js';
 import {

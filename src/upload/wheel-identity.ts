@@ -2,8 +2,8 @@
  * A wheel's `*.dist-info/METADATA` must name the project and the version its filename (and so the form,
  * which validate.ts ties to the filename) names: installers trust METADATA, indexes trust the filename.
  */
-import { LarderError } from '../errors.js';
-import type { CodeWithStatus } from '../error-catalogue.js';
+import { LarderError } from '../base/errors.js';
+import type { CodeWithStatus } from '../base/error-catalogue.js';
 import { normalizeName } from '../model/names.js';
 import { pyRepr } from '../model/py-repr.js';
 import { pep440String } from '../model/versions.js';

@@ -10,7 +10,7 @@ import { formatDuration } from '../config/schema.js';
 import { observing, type UpstreamObserver } from './observing-interceptor.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { classify, UpstreamError } from './upstream-error.js';
-import { LARDER_VERSION } from '../version.js';
+import { LARDER_VERSION } from '../base/version.js';
 
 export { UpstreamError } from './upstream-error.js';
 export type { UpstreamObserver } from './observing-interceptor.js';

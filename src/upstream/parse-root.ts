@@ -1,5 +1,5 @@
 /** The root of a simple index (`/simple/`): every project name, with its serial where the index gives one. */
-import { lazyRequire } from '../lazy-require.js';
+import { lazyRequire } from '../base/lazy-require.js';
 
 const cheerio = () => lazyRequire('cheerio') as typeof import('cheerio');
 import type { ProjectListEntry } from '../model/documents.js';

@@ -1,5 +1,5 @@
 /** PEP 503 HTML project page (`text/html`, `application/vnd.pypi.simple.v1+html`) → ProjectPage. */
-import { lazyRequire } from '../lazy-require.js';
+import { lazyRequire } from '../base/lazy-require.js';
 
 const cheerio = () => lazyRequire('cheerio') as typeof import('cheerio');
 import { versionFromFilename } from '../model/filenames.js';

@@ -3,7 +3,7 @@
  * An UpstreamError never reaches a client as such: UpstreamSource.failure turns it into the LarderError
  * whose code `UPSTREAM_ERROR_CODES` gives for its kind.
  */
-import type { ErrorCode } from '../error-catalogue.js';
+import type { ErrorCode } from '../base/error-catalogue.js';
 
 export type UpstreamErrorKind =
   /** A time-out or the total deadline. */

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLarder, type Larder } from '../../src/app.js';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/base/clock.js';
 import { PasswordHasher } from '../../src/auth/password-hasher.js';
 import { newToken } from '../../src/auth/tokens.js';
 import { loadConfig } from '../../src/config/load.js';

@@ -1,5 +1,5 @@
 /** A clock tests move by hand. */
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/base/clock.js';
 
 export class ManualClock implements Clock {
   constructor(private time = Date.UTC(2026, 0, 1)) {}

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { hashToken } from '../../src/auth/tokens.js';
-import { openStorage } from '../../src/store/open-storage.js';
+import { openStorage } from '../../src/store/local/open-storage.js';
 import { buildWheel } from '../fixtures/dists.js';
 import { cliEnv } from '../helpers/child-server.js';
 import { runLarderCli as larder, type CliResult } from '../helpers/cli.js';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { openStorage } from '../../src/store/open-storage.js';
+import { openStorage } from '../../src/store/local/open-storage.js';
 import type { Storage } from '../../src/store/storage.js';
 import type { ProjectRecord } from '../../src/store/records.js';
 import type { ExportHeader, Manifest } from '../../src/transfer/archive-format.js';

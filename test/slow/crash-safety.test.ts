@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import type { BlobStore } from '../../src/store/blob-store.js';
 import { FileBlobStore } from '../../src/store/fs/file-blob-store.js';
-import { openStorage } from '../../src/store/open-storage.js';
+import { openStorage } from '../../src/store/local/open-storage.js';
 import { runCommand } from '../fixtures/clients.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { cliEnv, startChildServer, type ChildServer } from '../helpers/child-server.js';

@@ -8,9 +8,9 @@ import { Authenticator } from '../../src/auth/authenticator.js';
 import { LoginLimiter } from '../../src/auth/login-limiter.js';
 import { PasswordHasher, type PasswordVerifier } from '../../src/auth/password-hasher.js';
 import { newToken } from '../../src/auth/tokens.js';
-import { LarderError } from '../../src/errors.js';
+import { LarderError } from '../../src/base/errors.js';
 import type { IndexStore } from '../../src/store/index-store.js';
-import { openStorage } from '../../src/store/open-storage.js';
+import { openStorage } from '../../src/store/local/open-storage.js';
 import type { Storage } from '../../src/store/storage.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 

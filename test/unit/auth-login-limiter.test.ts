@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { addressKey, LoginLimiter } from '../../src/auth/login-limiter.js';
-import { LarderError } from '../../src/errors.js';
+import { LarderError } from '../../src/base/errors.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 
 function refusal(fn: () => void): LarderError {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { PasswordHasher } from '../../src/auth/password-hasher.js';
 import { dummyHash, parseHash } from '../../src/auth/passwords.js';
-import { LarderError } from '../../src/errors.js';
+import { LarderError } from '../../src/base/errors.js';
 import { runCommand } from '../fixtures/clients.js';
 import { basicAuth, startLarder } from '../helpers/larder.js';
 

@@ -1,7 +1,7 @@
 /** The checks of the project names, versions and file names a client sends. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LarderError } from '../../src/errors.js';
+import { LarderError } from '../../src/base/errors.js';
 import { normalizeName } from '../../src/model/names.js';
 import { checkFilenameSegment, checkProjectName, checkVersionSegment } from '../../src/index/client-names.js';
 

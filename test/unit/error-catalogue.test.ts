@@ -8,11 +8,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { ERROR_CATALOGUE, INTERNAL_ERRORS } from '../../src/error-catalogue.js';
-import { LarderError } from '../../src/errors.js';
+import { ERROR_CATALOGUE, INTERNAL_ERRORS } from '../../src/base/error-catalogue.js';
+import { LarderError } from '../../src/base/errors.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const CATALOGUE_FILE = join('src', 'error-catalogue.ts');
+const CATALOGUE_FILE = join('src', 'base', 'error-catalogue.ts');
 
 async function sources(): Promise<Map<string, string>> {
   const found = new Map<string, string>();
@@ -50,7 +50,7 @@ describe('error catalogue', () => {
   it('every Error subclass outside errors.ts is listed as internal', async () => {
     const subclasses: string[] = [];
     for (const [path, text] of await sources()) {
-      if (path === join('src', 'errors.ts')) continue;
+      if (path === join('src', 'base', 'errors.ts')) continue;
       for (const m of text.matchAll(/class (\w+) extends Error\b/g)) subclasses.push(m[1]!);
     }
     assert.deepEqual(subclasses.sort(), Object.keys(INTERNAL_ERRORS).sort());

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
-import { openStorage } from '../../src/store/open-storage.js';
+import { openStorage } from '../../src/store/local/open-storage.js';
 import type { FileRecord, ProjectRecord } from '../../src/store/records.js';
 import type { Storage } from '../../src/store/storage.js';
 import { exportArchive } from '../../src/transfer/export.js';

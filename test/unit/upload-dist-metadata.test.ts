@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { LarderError } from '../../src/errors.js';
+import { LarderError } from '../../src/base/errors.js';
 import { checkSdist, readWheelMetadata } from '../../src/upload/dist-metadata.js';
 import { metadataText, writeTarGz, writeWheel, writeZip } from './helpers/upload-archives.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LarderError } from '../../src/errors.js';
+import { LarderError } from '../../src/base/errors.js';
 import { parseProjectUrls, parseUploadForm, sanitizeValue, toReleaseMetadata } from '../../src/upload/form-fields.js';
 
 describe('sanitizeValue', () => {

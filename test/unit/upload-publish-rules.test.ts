@@ -1,7 +1,7 @@
 /** Publishing rules that need no server: a wheel's METADATA against its filename, and the per-project lock. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LarderError } from '../../src/errors.js';
+import { LarderError } from '../../src/base/errors.js';
 import { normalizeName } from '../../src/model/names.js';
 import { KeyedLock } from '../../src/upload/keyed-lock.js';
 import { checkWheelIdentity } from '../../src/upload/wheel-identity.js';

@@ -8,7 +8,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { blake2b } from 'hash-wasm';
-import { LarderError } from '../../src/errors.js';
+import { LarderError } from '../../src/base/errors.js';
 import { formatSize } from '../../src/upload/receive.js';
 import { startReceiver, type Outcome, type Receiver } from './helpers/upload-receiver.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { blake2b } from 'hash-wasm';
-import { LarderError } from '../../src/errors.js';
+import { LarderError } from '../../src/base/errors.js';
 import type { RawUpload, ReceivedFile } from '../../src/upload/types.js';
 import { validateUpload } from '../../src/upload/validate.js';
 

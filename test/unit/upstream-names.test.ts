@@ -1,7 +1,7 @@
 /** The upload side's check whether the upstream has a project name, and the serial larder has seen for it. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LarderError } from '../../src/errors.js';
+import { LarderError } from '../../src/base/errors.js';
 import type { ProjectPage } from '../../src/model/documents.js';
 import { normalizeName, type ProjectName } from '../../src/model/names.js';
 import { UpstreamNameCheck, type CachedPages } from '../../src/index/upstream-names.js';

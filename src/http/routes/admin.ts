@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
-import { badRequest } from '../../errors.js';
+import { badRequest } from '../../base/errors.js';
 import { checkFilenameSegment, checkProjectName, checkVersionSegment } from '../../index/client-names.js';
 import type { ProjectAdmin } from '../../index/project-admin.js';
 import type { HttpDeps } from '../deps.js';

@@ -6,12 +6,12 @@ import { open, readFile } from 'node:fs/promises';
 import { LRUCache } from 'lru-cache';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { badRequest, LarderError, notFound } from '../../errors.js';
+import { badRequest, LarderError, notFound } from '../../base/errors.js';
 import type { FileBody, FileVariant, SourceTrace } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
 import { checkFilenameSegment, checkProjectName } from '../../index/client-names.js';
 import type { HttpDeps } from '../deps.js';
-import { matchesEtag } from '../respond.js';
+import { matchesEtag } from '../etag.js';
 
 export type ByteRange = { start: number; end: number };
 

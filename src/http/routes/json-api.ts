@@ -1,7 +1,7 @@
 /** The Warehouse JSON API: /pypi/<project>/json and /pypi/<project>/<version>/json, with /index/ aliases. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { LarderError } from '../../errors.js';
+import { LarderError } from '../../base/errors.js';
 import type { SourceTrace } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
 import { checkProjectName, checkVersionSegment } from '../../index/client-names.js';

@@ -1,7 +1,7 @@
 /** GET /metrics in the Prometheus text format; behind a bearer token when LARDER_METRICS_TOKEN is set. */
 import { timingSafeEqual } from 'node:crypto';
 import type Router from '@koa/router';
-import { LarderError } from '../../errors.js';
+import { LarderError } from '../../base/errors.js';
 import type { Metrics } from '../../metrics/metrics.js';
 
 function sameToken(given: string, expected: string): boolean {

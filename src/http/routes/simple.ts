@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { LarderError } from '../../errors.js';
+import { LarderError } from '../../base/errors.js';
 import type { SourceTrace } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
 import { checkProjectName } from '../../index/client-names.js';
@@ -14,7 +14,8 @@ import { renderProjectJson, renderRootJsonChunks } from '../../render/simple-jso
 import type { HttpDeps } from '../deps.js';
 import { LRUCache } from 'lru-cache';
 import { negotiateSimple, type Negotiated } from '../negotiate.js';
-import { acceptsGzip, baseUrl, gzipEtag, INDEX_CORS, indexCacheControl, matchesEtag, sendIndexDocument, strongEtag } from '../respond.js';
+import { gzipEtag, matchesEtag, strongEtag } from '../etag.js';
+import { acceptsGzip, baseUrl, INDEX_CORS, indexCacheControl, sendIndexDocument } from '../respond.js';
 
 export function redirect(ctx: Context, path: string): void {
   const query = ctx.querystring ? `?${ctx.querystring}` : '';

@@ -5,9 +5,9 @@
  */
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../base/clock.js';
 import { formatBytes } from '../../config/schema.js';
-import { LarderError, notFound } from '../../errors.js';
+import { LarderError, notFound } from '../../base/errors.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { DiskSpace } from '../../store/disk-space.js';
 import type { CachedFileId, CachedFileIndex } from '../../store/cached-file-index.js';

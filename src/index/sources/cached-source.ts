@@ -5,7 +5,7 @@
  * (json-api-from-pages.ts) and a release's own metadata (release-metadata.ts) are decorators around it.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../base/clock.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { DiskSpace } from '../../store/disk-space.js';
 import type { CachedFileId } from '../../store/cached-file-index.js';

@@ -7,8 +7,8 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { Clock } from '../../clock.js';
-import type { LarderError } from '../../errors.js';
+import type { Clock } from '../../base/clock.js';
+import type { LarderError } from '../../base/errors.js';
 import type { DiskSpace } from '../../store/disk-space.js';
 import type { CachedDocument } from '../../store/records.js';
 import { documentLabel, type CachedDocumentId, type UpstreamDocumentStore } from '../../store/upstream-document-store.js';

@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../base/clock.js';
 import { diskFullError, type DiskSpace } from '../../store/disk-space.js';
 import type { RootListRecord } from '../../store/records.js';
 import type { UpstreamDocumentStore } from '../../store/upstream-document-store.js';

@@ -3,7 +3,7 @@
  * PEP 691 JSON (HTML accepted), the JSON API is read when the upstream has one, files are streamed.
  * It also offers conditional fetches (ETag / Last-Modified) for the `cached` source that wraps it.
  */
-import { LarderError } from '../../errors.js';
+import { LarderError } from '../../base/errors.js';
 import { UpstreamClient, UpstreamError, type UpstreamResponse } from '../../upstream/client.js';
 import { classify, UPSTREAM_ERROR_CODES } from '../../upstream/upstream-error.js';
 import { parseJsonApi, parseReleaseJson, type ReleaseDocument } from '../../upstream/parse-json-api.js';

@@ -1,9 +1,9 @@
-/** larder's own version, read from package.json (next to `src/` when run from source, two levels up when built). */
+/** larder's own version, read from package.json (beside `src/` when run from source, beside `dist/` when built). */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 function readVersion(): string {
-  for (const relative of ['../package.json', '../../package.json']) {
+  for (const relative of ['../../package.json', '../../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(fileURLToPath(new URL(relative, import.meta.url)), 'utf8')) as { name?: string; version?: string };
       if (pkg.name === 'larder' && pkg.version) return pkg.version;

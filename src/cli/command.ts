@@ -1,0 +1,23 @@
+/** What a `larder` subcommand is: its usage and help, its arguments, and what it runs against a data directory. */
+import type { Config } from '../config/schema.js';
+import type { Storage } from '../store/storage.js';
+import type { parseCommand } from './args.js';
+
+export interface Io {
+  out: (line: string) => void;
+  readStdin: () => Promise<string>;
+  env: NodeJS.ProcessEnv;
+}
+
+export type Handler = (argv: string[], io: Io) => Promise<void>;
+
+export interface Command {
+  usage: string;
+  summary: string;
+  /** More help, shown by `--help` after the summary. */
+  description?: string;
+  options?: Parameters<typeof parseCommand>[1];
+  minArgs: number;
+  maxArgs: number;
+  run: (args: string[], values: Record<string, unknown>, storage: Storage, io: Io, config: Config) => Promise<void>;
+}

@@ -1,0 +1,22 @@
+/** Strong ETags: of a body, of its gzip form, and whether a conditional request names one. */
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+
+export function strongEtag(body: string | Buffer): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+/** The strong ETag of a body's gzip form: a representation of its own. */
+export function gzipEtag(etag: string): string {
+  return `${etag.slice(0, -1)}-gz"`;
+}
+
+/** True when the request's If-None-Match names `etag` (or `*`). */
+export function matchesEtag(ctx: Context, etag: string): boolean {
+  const header = ctx.get('If-None-Match');
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
