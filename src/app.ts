@@ -178,7 +178,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     blobs,
     space,
     authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock)),
-    publisher: new Publisher(stores, upstreamNames, new Set(config.mergeAllowList)),
+    publisher: new Publisher(stores, upstreamNames, new Set(config.mergeAllowList), clock),
     logger,
     metrics,
     rendered: new RenderedCache(config.memoryCacheSize),

@@ -8,11 +8,11 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-export function newToken(user: string, projects: string[] | null, description: string | null): { token: string; record: TokenRecord } {
+export function newToken(user: string, projects: string[] | null, description: string | null, now: Date): { token: string; record: TokenRecord } {
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const hash = hashToken(token);
   return {
     token,
-    record: { id: hash.slice(0, 12), hash, user, projects, description, createdAt: new Date().toISOString() },
+    record: { id: hash.slice(0, 12), hash, user, projects, description, createdAt: now.toISOString() },
   };
 }

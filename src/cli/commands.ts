@@ -43,7 +43,7 @@ export const COMMANDS: Record<string, Command> = {
       const password = await readPassword(io, values['password-stdin'] === true);
       const hasher = new PasswordHasher({ threads: 1 });
       const passwordHash = await hasher.hash(password).finally(() => hasher.close());
-      meta.putUser({ name: name!, passwordHash, admin: values.admin === true, createdAt: new Date().toISOString() });
+      meta.putUser({ name: name!, passwordHash, admin: values.admin === true, createdAt: new Date(systemClock.now()).toISOString() });
       io.out(`created user ${name}${values.admin ? ' (admin)' : ''}`);
     },
   },
@@ -79,7 +79,7 @@ export const COMMANDS: Record<string, Command> = {
       named?.forEach(checkProjectName);
       if (!meta.getUser(user!)) throw new UsageError(`no user named '${user}'`);
       const projects = named?.map(normalizeName) ?? null;
-      const { token, record } = newToken(user!, projects, (values.description as string | undefined) ?? null);
+      const { token, record } = newToken(user!, projects, (values.description as string | undefined) ?? null, new Date(systemClock.now()));
       meta.putToken(record);
       io.out(`created token ${record.id} for ${user}${projects ? ` limited to ${projects.join(', ')}` : ''}; use it with user name __token__:`);
       io.out(token);

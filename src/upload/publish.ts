@@ -5,6 +5,7 @@
  * one LMDB transaction writes file, release, serial and changelog. Should that transaction still refuse
  * (another process got there first), the blobs this upload added and nothing references are removed.
  */
+import type { Clock } from '../base/clock.js';
 import { createHash } from 'node:crypto';
 import type { Identity } from '../auth/authenticator.js';
 import { mayWrite } from '../auth/authenticator.js';
@@ -51,7 +52,8 @@ export class Publisher {
     private readonly storage: Pick<Storage, 'index' | 'blobs' | 'cachedFiles'>,
     private readonly upstreamNames: UpstreamNames | null,
     /** Names configured to merge with the upstream project: creating them privately is the point. */
-    private readonly mergeAllowList: ReadonlySet<string> = new Set(),
+    private readonly mergeAllowList: ReadonlySet<string>,
+    private readonly clock: Clock,
   ) {
     this.meta = storage.index;
   }
@@ -150,7 +152,7 @@ export class Publisher {
         sha256: content.sha256,
         md5: content.md5,
         blake2b_256: content.blake2b_256,
-        uploadTime: new Date().toISOString(),
+        uploadTime: new Date(this.clock.now()).toISOString(),
         requiresPython: upload.requiresPython,
         comment: upload.comment,
         metadataSha256,

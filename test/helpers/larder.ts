@@ -44,7 +44,7 @@ export async function startLarder(overrides: Partial<Config> = {}, dataDir?: str
       larder.meta.putUser({ name, passwordHash: await passwords.hash(password), admin, createdAt: new Date().toISOString() });
     },
     addToken(user, projects) {
-      const { token, record } = newToken(user, projects ?? null, null);
+      const { token, record } = newToken(user, projects ?? null, null, new Date());
       larder.meta.putToken(record);
       return token;
     },

@@ -12,9 +12,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildSdist, buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { rawGet } from '../helpers/raw-get.js';
 
 type Field = [string, string];
+
+const UPLOADED_AT = '2030-01-02T03:04:05.000Z';
 
 /** A multipart body with the parts in the order given; the file part's Content-Type only when given. */
 async function multipart(fields: Field[], dist: BuiltDist, fileContentType: string | null): Promise<{ body: Buffer; contentType: string }> {
@@ -66,7 +69,7 @@ describe('uploads in the shapes of uv publish and flit, and to /legacy without a
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'larder-publishers-'));
-    l = await startLarder({ upstream: null }, join(dir, 'data'));
+    l = await startLarder({ upstream: null }, join(dir, 'data'), { clock: new ManualClock(Date.parse(UPLOADED_AT)) });
     await l.addUser('alice', 'alice-password', false);
   });
 
@@ -91,8 +94,16 @@ describe('uploads in the shapes of uv publish and flit, and to /legacy without a
       assert.equal(res.status, 200, `${dist.filename}: ${res.statusText} ${await res.text()}`);
       assert.ok(await listed('uv-shaped', dist.filename));
     }
-    const api = (await (await fetch(`${l.url}/pypi/uv-shaped/json`)).json()) as { info: { requires_python: string | null } };
+    const api = (await (await fetch(`${l.url}/pypi/uv-shaped/json`)).json()) as {
+      info: { requires_python: string | null };
+      urls: { upload_time_iso_8601: string }[];
+    };
     assert.equal(api.info.requires_python, '>=3.8', "the wheel's requires_python, not the sdist's empty one");
+    assert.deepEqual(
+      api.urls.map((u) => u.upload_time_iso_8601),
+      [UPLOADED_AT, UPLOADED_AT],
+      "the upload time is the app's clock's",
+    );
   });
 
   test('flit publish: a file part without a Content-Type is accepted, and its md5_digest is checked', async () => {

@@ -5,6 +5,7 @@
  * and when the final store transaction still refuses, the blobs this upload added and nothing references
  * are taken back, while shared ones stay.
  */
+import { systemClock } from '../../src/base/clock.js';
 import assert from 'node:assert/strict';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readdirSync } from 'node:fs';
@@ -229,7 +230,7 @@ describe('publisher: when the final transaction still refuses', () => {
       });
       assert.equal(result.outcome, 'created');
     };
-    const publisher = new Publisher({ ...storage, index: meta }, null);
+    const publisher = new Publisher({ ...storage, index: meta }, null, new Set(), systemClock);
     await assert.rejects(publisher.publish(upload, alice), (err: unknown) => {
       assert.ok(err instanceof LarderError);
       assert.equal(err.status, 409);

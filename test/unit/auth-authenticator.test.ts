@@ -87,7 +87,7 @@ describe('authenticator', () => {
     assert.equal(await auth.authenticate(password('alice', 'guess-1'), '10.0.0.2'), null);
     assert.equal(counting.calls, 1);
     await assert.rejects(auth.authenticate(password('alice', 'alice-password'), '10.0.0.2'), (err: LarderError) => err.status === 429);
-    const { token, record } = newToken('alice', null, null);
+    const { token, record } = newToken('alice', null, null, new Date());
     meta.putToken(record);
     await assert.rejects(auth.authenticate({ kind: 'token', token }, '10.0.0.2'), (err: LarderError) => err.status === 429);
     assert.equal(counting.calls, 1);
