@@ -18,7 +18,7 @@ export interface Parsed {
 }
 
 export function parseCommand(argv: string[], options: Options, env: NodeJS.ProcessEnv): Parsed {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: argv, options: { ...CONFIG_OPTIONS, ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (err) {

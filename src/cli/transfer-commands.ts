@@ -111,7 +111,7 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
     async run([file], values, storage, io) {
       const dryRun = values['dry-run'] === true;
       const progress = progressFor('import', values);
-      let summary;
+      let summary: Awaited<ReturnType<typeof importArchive>>;
       try {
         summary = await importArchive({ storage, file: file!, dryRun, progress, report: io.out });
       } catch (err) {

@@ -6,7 +6,7 @@
  * integer-like keys (a release "2") before all others, whatever order they were inserted in.
  */
 export function toWireJson(value: unknown): string {
-  return toCompactJson(value) + '\n';
+  return `${toCompactJson(value)}\n`;
 }
 
 /** The same, without the trailing newline (for documents assembled from pieces). */

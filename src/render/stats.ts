@@ -40,7 +40,7 @@ export function renderStatsHtml(stats: StatsInput): string {
     `      <caption>Top ${TOP_PACKAGES} packages by size</caption>`,
     '      <thead><tr><th>#</th><th>Project</th><th>Size (bytes)</th></tr></thead>',
     '      <tbody>',
-    rows.join('') + '      </tbody>',
+    `${rows.join('')}      </tbody>`,
     '    </table>',
     '  </body>',
     '</html>',

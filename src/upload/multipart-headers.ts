@@ -3,7 +3,7 @@ import { LarderError } from '../base/errors.js';
 
 /** Refuses anything but `multipart/form-data` before a byte of the body is read. */
 export function assertMultipartFormData(contentType: string | undefined): void {
-  if (!contentType || !contentType.trim()) {
+  if (!contentType?.trim()) {
     throw new LarderError('missing_content_type', 'Missing Content-Type. Upload with multipart/form-data.');
   }
   const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();

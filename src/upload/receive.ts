@@ -68,7 +68,10 @@ export async function receiveUpload(req: IncomingMessage, opts: ReceiveOptions):
   const parser = new (busboy().Dicer)({ boundary });
 
   const collectField = (name: string, part: Readable): void => {
-    if (++fieldCount > maxFields) return fail(new LarderError('too_many_fields', `Too many form fields. Limit is ${maxFields}.`));
+    if (++fieldCount > maxFields) {
+      fail(new LarderError('too_many_fields', `Too many form fields. Limit is ${maxFields}.`));
+      return;
+    }
     const chunks: Buffer[] = [];
     part.on('data', (chunk: Buffer) => {
       fieldsSize += chunk.length;
@@ -77,15 +80,22 @@ export async function receiveUpload(req: IncomingMessage, opts: ReceiveOptions):
       } else chunks.push(chunk);
     });
     part.on('end', () => {
-      if (!failed) (fields[name] ??= []).push(Buffer.concat(chunks).toString('utf8'));
+      if (failed) return;
+      const values = fields[name] ?? [];
+      values.push(Buffer.concat(chunks).toString('utf8'));
+      fields[name] = values;
     });
   };
 
   const receiveFile = (info: PartInfo, part: Readable): void => {
     const limits = Object.hasOwn(fileLimits, info.field) ? fileLimits[info.field] : undefined;
-    if (!limits) return fail(new LarderError('unexpected_file', `${info.field}: Should not be a tuple.`));
+    if (!limits) {
+      fail(new LarderError('unexpected_file', `${info.field}: Should not be a tuple.`));
+      return;
+    }
     if (received.has(info.field)) {
-      return fail(new LarderError('repeated_file', `Upload payload has more than one '${info.field}' file.`));
+      fail(new LarderError('repeated_file', `Upload payload has more than one '${info.field}' file.`));
+      return;
     }
     const writer = new HashingFileWriter(join(opts.tmpDir, `larder-upload-${randomUUID()}`), limits);
     writers.push(writer);

@@ -50,7 +50,7 @@ export class RootJsonScanner {
     const stack = this.#stack;
     // The state lives in locals while the loop runs (the hot loop of a 30 MB document) and is stored back after.
     let inString = this.#inString;
-    let escape = this.#escape;
+    let escaping = this.#escape;
     let expectKey = this.#expectKey;
     let readingKey = this.#readingKey;
     let inProjects = this.#inProjects;
@@ -61,8 +61,8 @@ export class RootJsonScanner {
       for (let i = 0; i < text.length; i++) {
         const c = text.charCodeAt(i);
         if (inString) {
-          if (escape) escape = false;
-          else if (c === BACKSLASH) escape = true;
+          if (escaping) escaping = false;
+          else if (c === BACKSLASH) escaping = true;
           else if (c === QUOTE) {
             inString = false;
             if (readingKey) {
@@ -142,7 +142,7 @@ export class RootJsonScanner {
       }
     } finally {
       this.#inString = inString;
-      this.#escape = escape;
+      this.#escape = escaping;
       this.#expectKey = expectKey;
       this.#readingKey = readingKey;
       this.#inProjects = inProjects;

@@ -74,7 +74,7 @@ function entryFromJson(item: unknown): ProjectListEntry | null {
 /** The link text is the display name; an empty text falls back to the last segment of the href. */
 function entryFromAnchor(anchor: Anchor): ProjectListEntry | null {
   if (anchor.text !== '') return { name: anchor.text };
-  const segment = anchor.href?.split(/[?#]/, 1)[0]!.split('/').filter(Boolean).at(-1);
+  const segment = (anchor.href ?? '').split(/[?#]/, 1)[0]?.split('/').filter(Boolean).at(-1);
   if (!segment) return null;
   try {
     return { name: decodeURIComponent(segment) };

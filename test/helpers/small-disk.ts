@@ -5,6 +5,7 @@
  * `/proc/<pid>/root/<dir>` (larder is exec'd, so the child's pid is larder's).
  */
 import { spawn } from 'node:child_process';
+import type { Dirent } from 'node:fs';
 import { mkdtemp, open, readdir, rm, stat, statfs, truncate, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -106,7 +107,7 @@ export function smallDiskUnavailable(): Promise<string | null> {
 }
 
 async function walk(root: string, dir: string, out: DiskFile[]): Promise<void> {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (err) {

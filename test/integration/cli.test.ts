@@ -164,7 +164,7 @@ describe('larder CLI', () => {
       [['serve', 'extra', '--port', '0', '--data', data], /unexpected argument 'extra'/],
     ];
     const results = await Promise.all(cases.map(([args, , opts]) => larder(args, opts)));
-    results.forEach((r, i) => assertOneLineError(r, cases[i]![1]));
+    for (const [i, r] of results.entries()) assertOneLineError(r, cases[i]![1]);
 
     // A user that exists already.
     const dup = await larder(['user', 'add', 'dup', '--password-stdin', '--data', data], { input: 'dup-password-1' });

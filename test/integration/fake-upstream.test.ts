@@ -523,7 +523,7 @@ describe('test fixtures', () => {
       await upstream.setFault({ kind: 'http10', pathPrefix: '/simple/', count: 1 });
       const host = new URL(upstream.url).host;
       const one = (path: string) => `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`;
-      const res = await rawRequest(upstream.url, { rawRequest: one('/simple/fx-lib/') + one('/simple/fx-app/') + 'GARBAGE\r\n\r\n' });
+      const res = await rawRequest(upstream.url, { rawRequest: `${one('/simple/fx-lib/') + one('/simple/fx-app/')}GARBAGE\r\n\r\n` });
       assert.equal(res.ended, 'eof');
       assert.equal((res.data.toString('latin1').match(/HTTP\/1\.[01] /g) ?? []).length, 1, res.data.toString('latin1').slice(-300));
       assert.ok(res.body.toString().includes('Links for fx-lib'));

@@ -689,7 +689,7 @@ describe('progress reporter', () => {
     p.add(1, 500);
     p.done('imported');
     assert.ok(writes.slice(0, -1).every((w) => w.startsWith('\r')));
-    assert.match(writes[0]!, /^\rimport: 0 files, 250 B of 1\.0 KB \[#{6}-{18}\]  25%/);
+    assert.match(writes[0]!, /^\rimport: 0 files, 250 B of 1\.0 KB \[#{6}-{18}\] {2}25%/);
     assert.match(writes.at(-2)!, /100%, imported in 0\.2 s/);
     assert.equal(writes.at(-1), '\n');
     assert.equal(writes.length, 4);

@@ -32,7 +32,7 @@ export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
       return redirect(ctx, `/${prefix}/${name}/${rest}`);
     }
     const trace: SourceTrace = {};
-    let doc;
+    let doc: Awaited<ReturnType<typeof deps.source.getReleases>>;
     try {
       doc = await deps.source.getReleases(name, trace, version ?? undefined);
     } catch (err) {

@@ -14,6 +14,7 @@ import { renderProjectJson, renderRootJsonChunks } from '../../render/simple-jso
 import type { HttpDeps } from '../deps.js';
 import { LRUCache } from 'lru-cache';
 import { negotiateSimple, type Negotiated } from '../negotiate.js';
+import type { RootFiles } from '../root-render-cache.js';
 import { gzipEtag, matchesEtag, strongEtag } from '../etag.js';
 import { acceptsGzip, baseUrl, INDEX_CORS, indexCacheControl, sendIndexDocument } from '../respond.js';
 
@@ -35,7 +36,10 @@ function negotiator() {
     const accept = ctx.get('Accept') || undefined;
     const key = `${format ?? ''}\n${accept ?? ''}`;
     let chosen = known.get(key);
-    if (!chosen) known.set(key, (chosen = negotiateSimple(format, accept)));
+    if (!chosen) {
+      chosen = negotiateSimple(format, accept);
+      known.set(key, chosen);
+    }
     return chosen;
   };
 }
@@ -69,7 +73,7 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps): void {
     };
     ctx.type = chosen.contentType;
     if (gzip) ctx.set('Content-Encoding', 'gzip');
-    let rendered;
+    let rendered: RootFiles;
     try {
       rendered = await deps.rootPages.files(etag, chosen.format, render);
     } catch (err) {

@@ -61,7 +61,6 @@ export class CachedFiles {
 
   async openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
     const id: CachedFileId = { project: name, filename, variant };
-    const kind = variant === 'metadata' ? 'metadata' : 'file';
     const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
     const record = this.files.get(id);
     if (record && this.blobs.hasSync(record.sha256)) {

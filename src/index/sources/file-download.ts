@@ -182,7 +182,12 @@ export class FileDownload {
     try {
       this.writer = await BatchedFileWriter.open(
         this.tmpPath,
-        { progress: () => (this.release(), this.wake()), failed: (err) => this.stopKeeping(err) },
+        {
+          progress: () => {
+            this.release();
+            this.wake();
+          },
+          failed: (err) => this.stopKeeping(err) },
         (bytes) => this.spec.mayWrite(bytes),
       );
     } catch (err) {

@@ -43,7 +43,8 @@ export class JsonApiFromPages extends SourceDecorator {
       const done = this.build(page);
       const build: Build = { doc: done.then((result) => result.doc), complete: null };
       done.then((result) => (build.complete = result.complete), () => (build.complete = false));
-      this.built.set(page, (entry = build));
+      this.built.set(page, build);
+      entry = build;
     }
     return entry.doc;
   }

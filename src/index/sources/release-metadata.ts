@@ -33,7 +33,10 @@ export class ReleaseMetadataFiller extends SourceDecorator {
     const release = findRelease(doc.releases, version);
     if (!release || !isPlaceholderMetadata(release.metadata)) return Promise.resolve(doc);
     let known = this.perVersion.get(doc);
-    if (!known) this.perVersion.set(doc, (known = new Map()));
+    if (!known) {
+      known = new Map();
+      this.perVersion.set(doc, known);
+    }
     let filled = known.get(release.version);
     if (!filled) {
       filled = this.releaseMetadata(doc.name, release).then((metadata) =>

@@ -81,7 +81,7 @@ export class RootList {
 
   private async refresh(previous: RootListRecord | undefined): Promise<void> {
     const answer = await this.upstream.fetchRoot(previous?.validators);
-    const { clock, space } = this.options;
+    const { clock } = this.options;
     if (answer.status === 'not-modified') {
       await this.docs.putRootList({ ...previous!, fetchedAt: clock.now() });
       return;

@@ -4,7 +4,7 @@
  * It also offers conditional fetches (ETag / Last-Modified) for the `cached` source that wraps it.
  */
 import { LarderError } from '../../base/errors.js';
-import { UpstreamClient, UpstreamError, type UpstreamResponse } from '../../upstream/client.js';
+import { type UpstreamClient, UpstreamError, type UpstreamResponse } from '../../upstream/client.js';
 import { classify, UPSTREAM_ERROR_CODES } from '../../upstream/upstream-error.js';
 import { parseJsonApi, parseReleaseJson, type ReleaseDocument } from '../../upstream/parse-json-api.js';
 import { parseProjectPage } from '../../upstream/parse-project-page.js';

@@ -48,7 +48,7 @@ export class FakeSource implements IndexSource {
     return this.documents.get(name) ?? null;
   }
 
-  async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<FileBody | null> {
+  async openFile(_name: ProjectName, filename: string, variant: FileVariant): Promise<FileBody | null> {
     this.calls.push(`openFile ${filename} ${variant}`);
     const body = this.bodies.get(fileKey(filename, variant));
     if (body === undefined) return null;
