@@ -107,8 +107,13 @@ const print = (title: string, entries: [string, number][]) => {
   process.stdout.write(`\n${title}\n`);
   for (const [name, ms] of entries.slice(0, top)) process.stdout.write(`${pct(ms)} ${ms.toFixed(0).padStart(7)} ms  ${name}\n`);
 };
-process.stdout.write(`${file}\nwall ${wall.toFixed(0)} ms, sampled ${total.toFixed(0)} ms, idle ${idle.toFixed(0)} ms, busy ${busy.toFixed(0)} ms (percentages are of busy)\n`);
+process.stdout.write(
+  `${file}\nwall ${wall.toFixed(0)} ms, sampled ${total.toFixed(0)} ms, idle ${idle.toFixed(0)} ms, busy ${busy.toFixed(0)} ms (percentages are of busy)\n`,
+);
 const sorted = (m: Map<string, number>) => [...m].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]);
 print('self time by package', sorted(byPkg));
 print('self time by function', sorted(bySelf));
-print('inclusive time, larder functions (src/)', sorted(inclusive).filter(([k]) => / src\//.test(k)));
+print(
+  'inclusive time, larder functions (src/)',
+  sorted(inclusive).filter(([k]) => / src\//.test(k)),
+);

@@ -139,7 +139,10 @@ async function startLarder(label: string, profile = false, dataDir?: string): Pr
  * Includes Node's own start and module loading.
  */
 async function startupTimes(largeDir: string): Promise<void> {
-  for (const [id, dir] of [['empty', undefined], ['large', largeDir]] as const) {
+  for (const [id, dir] of [
+    ['empty', undefined],
+    ['large', largeDir],
+  ] as const) {
     const samples: number[] = [];
     for (let i = 0; i < 3; i++) {
       const t0 = performance.now();
@@ -147,7 +150,9 @@ async function startupTimes(largeDir: string): Promise<void> {
       samples.push(performance.now() - t0);
       await l.stop();
     }
-    figures.push(figure(`startup_${id}_ms`, `start-up to listening, ${id} data directory`, 'ms', series('larder', samples), null, [{ kind: 'max', value: 1000 }]));
+    figures.push(
+      figure(`startup_${id}_ms`, `start-up to listening, ${id} data directory`, 'ms', series('larder', samples), null, [{ kind: 'max', value: 1000 }]),
+    );
     log(`start-up (${id} data directory): ${samples.map((s) => fmt(s)).join(', ')} ms`);
   }
 }
@@ -260,7 +265,10 @@ async function warmPages(larder: LarderProc, nginx: Nginx): Promise<void> {
   for (const v of variants) {
     // Prime larder's cache and copy its exact bodies (identity and its own gzip) for nginx's gzip_static.
     const plain = await fetchBody(larder.url, path, { accept: v.accept });
-    expect(plain.status === 200 && String(plain.headers['content-type']).startsWith(v.type), `larder ${v.label} page: ${plain.status} ${plain.headers['content-type']}`);
+    expect(
+      plain.status === 200 && String(plain.headers['content-type']).startsWith(v.type),
+      `larder ${v.label} page: ${plain.status} ${plain.headers['content-type']}`,
+    );
     const gz = await fetchBody(larder.url, path, { accept: v.accept, 'accept-encoding': PIP_ENCODING });
     expect(gz.headers['content-encoding'] === 'gzip', `larder gzips the ${v.label} page`);
     expect(gz.headers['x-larder-cache'] === 'hit', `the ${v.label} page is a cache hit once warm`);
@@ -273,8 +281,16 @@ async function warmPages(larder: LarderProc, nginx: Nginx): Promise<void> {
 
     const headers = { Accept: v.accept, 'Accept-Encoding': PIP_ENCODING };
     const { l, r } = await wrkPair(`${larder.url}${path}`, `${nginx.url}/pages/${upstream.page}.${v.id}`, headers, larder.pid);
-    const rps = series('larder', l.map((s) => s.requestsPerSec), l.map(slim));
-    const refRps = series('nginx', r.map((s) => s.requestsPerSec), r.map(slim));
+    const rps = series(
+      'larder',
+      l.map((s) => s.requestsPerSec),
+      l.map(slim),
+    );
+    const refRps = series(
+      'nginx',
+      r.map((s) => s.requestsPerSec),
+      r.map(slim),
+    );
     figures.push(
       figure(`warm_${v.id}_rps`, `warm project page ${v.label} (gzip), ${CONNECTIONS} conns`, 'req/s', rps, refRps, [
         { kind: 'min', value: 20_000 },
@@ -286,13 +302,21 @@ async function warmPages(larder: LarderProc, nginx: Nginx): Promise<void> {
         `warm_${v.id}_p99`,
         `warm project page ${v.label} p99`,
         'ms',
-        series('larder', l.map((s) => s.p99)),
-        series('nginx', r.map((s) => s.p99)),
+        series(
+          'larder',
+          l.map((s) => s.p99),
+        ),
+        series(
+          'nginx',
+          r.map((s) => s.p99),
+        ),
         [{ kind: 'max', value: 5 }],
         { notes: `p50 larder ${fmt(median(l.map((s) => s.p50)))} ms, nginx ${fmt(median(r.map((s) => s.p50)))} ms` },
       ),
     );
-    log(`  larder ${fmt(rps.median)} req/s (p99 ${fmt(median(l.map((s) => s.p99)))} ms, cpu ${fmt(median(l.map((s) => s.larderCpu ?? 0)))} cores, ${cpuPerRequest(l)} µs/req), nginx ${fmt(refRps.median)} req/s`);
+    log(
+      `  larder ${fmt(rps.median)} req/s (p99 ${fmt(median(l.map((s) => s.p99)))} ms, cpu ${fmt(median(l.map((s) => s.larderCpu ?? 0)))} cores, ${cpuPerRequest(l)} µs/req), nginx ${fmt(refRps.median)} req/s`,
+    );
   }
 }
 
@@ -340,10 +364,18 @@ async function coldPages(larder: LarderProc): Promise<void> {
       const u = series('upstream direct', direct);
       const added = l.median - u.median;
       figures.push(
-        figure(`cold_${kind}_added_ms`, `cold project page ${kind.toUpperCase()}, added to upstream (N=${names.length})`, 'ms', l, u, [{ kind: 'max', value: 2 }], {
-          value: added,
-          notes: 'value = median(larder first request) − median(upstream direct request), same kind of page',
-        }),
+        figure(
+          `cold_${kind}_added_ms`,
+          `cold project page ${kind.toUpperCase()}, added to upstream (N=${names.length})`,
+          'ms',
+          l,
+          u,
+          [{ kind: 'max', value: 2 }],
+          {
+            value: added,
+            notes: 'value = median(larder first request) − median(upstream direct request), same kind of page',
+          },
+        ),
       );
       log(`cold ${kind}: larder first ${fmt(l.median)} ms, upstream ${fmt(u.median)} ms → +${fmt(added)} ms`);
     }
@@ -363,9 +395,19 @@ async function smallWheel(larder: LarderProc, nginx: Nginx): Promise<void> {
   expect(again.status === 200 && again.cache === 'hit', `small wheel cached: ${JSON.stringify(again)}`);
   log(`small cached wheel (${f.size} bytes): wrk -c${CONNECTIONS} × ${REPS}`);
   const { l, r } = await wrkPair(`${larder.url}${larderFilePath(f)}`, `${nginx.url}/files/${encodeURIComponent(f.filename)}`, {}, larder.pid);
-  const ls = series('larder', l.map((s) => s.requestsPerSec), l.map(slim));
-  const rs = series('nginx', r.map((s) => s.requestsPerSec), r.map(slim));
-  figures.push(figure('small_wheel_rps', `small cached wheel (${(f.size / 1000).toFixed(0)} kB), ${CONNECTIONS} conns`, 'req/s', ls, rs, [{ kind: 'min', value: 15_000 }]));
+  const ls = series(
+    'larder',
+    l.map((s) => s.requestsPerSec),
+    l.map(slim),
+  );
+  const rs = series(
+    'nginx',
+    r.map((s) => s.requestsPerSec),
+    r.map(slim),
+  );
+  figures.push(
+    figure('small_wheel_rps', `small cached wheel (${(f.size / 1000).toFixed(0)} kB), ${CONNECTIONS} conns`, 'req/s', ls, rs, [{ kind: 'min', value: 15_000 }]),
+  );
   log(`  larder ${fmt(ls.median)} req/s (cpu ${fmt(median(l.map((s) => s.larderCpu ?? 0)))} cores, ${cpuPerRequest(l)} µs/req), nginx ${fmt(rs.median)} req/s`);
 }
 
@@ -392,9 +434,18 @@ async function bigFiles(larder: LarderProc, nginx: Nginx): Promise<void> {
   const big = upstream.big[0]!;
   const sizeMb = `${(big.size / 1e6).toFixed(0)} MB`;
   figures.push(
-    figure('first_download_mbps', `first download of a ${sizeMb} file (hashing on)`, 'MB/s', series('larder', first, cpu.map((c) => ({ larderCpu: c }))), series('upstream direct', direct), [
-      { kind: 'min', value: 1000 },
-    ]),
+    figure(
+      'first_download_mbps',
+      `first download of a ${sizeMb} file (hashing on)`,
+      'MB/s',
+      series(
+        'larder',
+        first,
+        cpu.map((c) => ({ larderCpu: c })),
+      ),
+      series('upstream direct', direct),
+      [{ kind: 'min', value: 1000 }],
+    ),
   );
   log(`first download: larder ${fmt(median(first))} MB/s (cpu ${fmt(median(cpu))}), upstream direct ${fmt(median(direct))} MB/s`);
 
@@ -422,10 +473,21 @@ async function bigFiles(larder: LarderProc, nginx: Nginx): Promise<void> {
     oneRef.push(mb(n.bytes, n.seconds));
   }
   figures.push(
-    figure('cached_1_stream_mbps', `cached ${sizeMb} file, 1 stream`, 'MB/s', series('larder', one, oneCpu.map((c) => ({ larderCpu: c }))), series('nginx', oneRef), [
-      { kind: 'min', value: 1500 },
-      { kind: 'minRatio', value: 0.9, label: '90%' },
-    ]),
+    figure(
+      'cached_1_stream_mbps',
+      `cached ${sizeMb} file, 1 stream`,
+      'MB/s',
+      series(
+        'larder',
+        one,
+        oneCpu.map((c) => ({ larderCpu: c })),
+      ),
+      series('nginx', oneRef),
+      [
+        { kind: 'min', value: 1500 },
+        { kind: 'minRatio', value: 0.9, label: '90%' },
+      ],
+    ),
   );
   log(`cached 1 stream: larder ${fmt(median(one))} MB/s (cpu ${fmt(median(oneCpu))}), nginx ${fmt(median(oneRef))} MB/s`);
 
@@ -440,10 +502,21 @@ async function bigFiles(larder: LarderProc, nginx: Nginx): Promise<void> {
     manyRef.push((await parallelDownload(nginxUrl, STREAMS, big.size)).mbPerSec);
   }
   figures.push(
-    figure('cached_8_streams_mbps', `cached ${sizeMb} file, ${STREAMS} streams (aggregate)`, 'MB/s', series('larder', many, manyCpu.map((c) => ({ larderCpu: c }))), series('nginx', manyRef), [
-      { kind: 'min', value: 2000 },
-      { kind: 'minRatio', value: 0.9, label: '90%' },
-    ]),
+    figure(
+      'cached_8_streams_mbps',
+      `cached ${sizeMb} file, ${STREAMS} streams (aggregate)`,
+      'MB/s',
+      series(
+        'larder',
+        many,
+        manyCpu.map((c) => ({ larderCpu: c })),
+      ),
+      series('nginx', manyRef),
+      [
+        { kind: 'min', value: 2000 },
+        { kind: 'minRatio', value: 0.9, label: '90%' },
+      ],
+    ),
   );
   log(`cached ${STREAMS} streams: larder ${fmt(median(many))} MB/s (cpu ${fmt(median(manyCpu))}), nginx ${fmt(median(manyRef))} MB/s`);
 }
@@ -477,9 +550,18 @@ async function rootPages(main: LarderProc, nginx: Nginx): Promise<void> {
       }
     }
     figures.push(
-      figure(`root_first_${f.id}_ms`, `/simple/ with ${upstream.rootProjects.toLocaleString('en-US')} projects, first, ${f.label}`, 'ms', series('larder', first, peaks.map((p) => ({ peakRssMiB: p }))), series('upstream direct', direct), [
-        { kind: 'max', value: 1000 },
-      ]),
+      figure(
+        `root_first_${f.id}_ms`,
+        `/simple/ with ${upstream.rootProjects.toLocaleString('en-US')} projects, first, ${f.label}`,
+        'ms',
+        series(
+          'larder',
+          first,
+          peaks.map((p) => ({ peakRssMiB: p })),
+        ),
+        series('upstream direct', direct),
+        [{ kind: 'max', value: 1000 }],
+      ),
     );
     log(`root first ${f.label}: larder ${fmt(median(first))} ms, upstream direct ${fmt(median(direct))} ms, fresh larder peak RSS ${fmt(median(peaks))} MiB`);
 
@@ -502,7 +584,14 @@ async function rootPages(main: LarderProc, nginx: Nginx): Promise<void> {
       ref.push(n.seconds * 1000);
     }
     figures.push(
-      figure(`root_warm_${f.id}_ms`, `/simple/ warm, ${f.label} (${(body.body.length / 1e6).toFixed(1)} MB)`, 'ms', series('larder', warm), series('nginx', ref), [{ kind: 'max', value: 50 }]),
+      figure(
+        `root_warm_${f.id}_ms`,
+        `/simple/ warm, ${f.label} (${(body.body.length / 1e6).toFixed(1)} MB)`,
+        'ms',
+        series('larder', warm),
+        series('nginx', ref),
+        [{ kind: 'max', value: 50 }],
+      ),
     );
     log(`root warm ${f.label}: larder ${fmt(median(warm))} ms, nginx ${fmt(median(ref))} ms (${body.body.length} bytes)`);
   }

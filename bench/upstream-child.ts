@@ -70,7 +70,10 @@ upstream.addProject(page, await realisticProject(page));
 const coldJson: string[] = [];
 const coldHtml: string[] = [];
 for (let i = 1; i <= coldCount; i++) {
-  for (const [list, kind] of [[coldJson, 'json'], [coldHtml, 'html']] as const) {
+  for (const [list, kind] of [
+    [coldJson, 'json'],
+    [coldHtml, 'html'],
+  ] as const) {
     const name = `cold-${kind}-${i}`;
     upstream.addProject(name, await realisticProject(name));
     list.push(name);

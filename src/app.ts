@@ -125,10 +125,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       })
     : null;
   if (client && config.upstream) {
-    const budget =
-      config.cacheMaxSize === null
-        ? undefined
-        : new CacheBudget(stores, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
+    const budget = config.cacheMaxSize === null ? undefined : new CacheBudget(stores, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
     const upstream = new UpstreamSource(client, {
       indexUrl: UpstreamClient.stripCredentials(config.upstream),
       jsonApiUrl: config.upstreamJsonApi,

@@ -66,14 +66,7 @@ export function parseWrk(output: string): WrkResult {
 }
 
 export async function wrk(options: WrkOptions): Promise<WrkResult> {
-  const args = [
-    `-t${options.threads}`,
-    `-c${options.connections}`,
-    `-d${options.seconds}s`,
-    '--timeout',
-    '5s',
-    '--latency',
-  ];
+  const args = [`-t${options.threads}`, `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '5s', '--latency'];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   args.push(options.url);
   const result = await run(WRK, args, (options.seconds + 15) * 1000);

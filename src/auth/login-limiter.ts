@@ -44,7 +44,11 @@ class FailureLog {
   remove(key: string, time: number): void {
     const times = this.times.peek(key);
     const at = times?.lastIndexOf(time) ?? -1;
-    if (at >= 0) this.times.set(key, times!.filter((_, i) => i !== at));
+    if (at >= 0)
+      this.times.set(
+        key,
+        times!.filter((_, i) => i !== at),
+      );
   }
 
   private recent(key: string, now: number): readonly number[] {
@@ -65,7 +69,10 @@ export function addressKey(address: string): string {
     const rest = tail ? tail.split(':') : [];
     groups.push(...Array<string>(Math.max(0, 8 - groups.length - rest.length)).fill('0'), ...rest);
   }
-  return `${groups.slice(0, 4).map((g) => g.padStart(4, '0')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.padStart(4, '0'))
+    .join(':')}::/64`;
 }
 
 /** User names are short; anything longer is an attack on memory, kept as its digest. */

@@ -106,11 +106,9 @@ export class PasswordHasher implements PasswordVerifier {
 
   private busy(): LarderError {
     const seconds = Math.max(1, Math.ceil(((this.queue.length + this.threads) * this.lastJobMs) / this.threads / 1000));
-    return new LarderError(
-      'password_checks_busy',
-      `Too many passwords are being checked at the moment; try again in ${seconds} s.`,
-      { 'Retry-After': String(seconds) },
-    );
+    return new LarderError('password_checks_busy', `Too many passwords are being checked at the moment; try again in ${seconds} s.`, {
+      'Retry-After': String(seconds),
+    });
   }
 
   private idleSlot(): Slot | null {

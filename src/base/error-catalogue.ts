@@ -88,7 +88,8 @@ export type CodeWithStatus<S extends number> = {
  * answered as it is; anything else reaching the error middleware is an `internal` 500.
  */
 export const INTERNAL_ERRORS = {
-  UpstreamError: 'A failed upstream request (kind: timeout, unreachable, status, invalid, refused). Served from the cache when it can be; otherwise UpstreamSource.failure turns it into the upstream_<kind> LarderError.',
+  UpstreamError:
+    'A failed upstream request (kind: timeout, unreachable, status, invalid, refused). Served from the cache when it can be; otherwise UpstreamSource.failure turns it into the upstream_<kind> LarderError.',
   VerificationError: 'An upstream file whose hash or size is wrong. Turned into upstream_hash_mismatch.',
   ConfigError: 'A bad setting at start-up. The larder command prints it and exits with status 1; the server does not start.',
   UsageError: 'A bad command line. The larder command prints it and exits with status 2.',

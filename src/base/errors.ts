@@ -28,5 +28,4 @@ export const badRequest = (code: CodeWithStatus<400>, message: string) => new La
 export const notFound = (message = 'Not Found', code: CodeWithStatus<404> = 'not_found') => new LarderError(code, message);
 export const conflict = (code: CodeWithStatus<409>, message: string) => new LarderError(code, message);
 export const forbidden = (code: CodeWithStatus<403>, message: string) => new LarderError(code, message);
-export const unauthorized = (message: string) =>
-  new LarderError('unauthorized', message, { 'WWW-Authenticate': 'Basic realm="larder"' });
+export const unauthorized = (message: string) => new LarderError('unauthorized', message, { 'WWW-Authenticate': 'Basic realm="larder"' });

@@ -8,14 +8,19 @@ import { systemClock } from '../base/clock.js';
 import type { IndexStore } from '../store/index-store.js';
 import { openStorage } from '../store/local/open-storage.js';
 import { cacheStats, collectGarbage, purgeCache } from '../index/cache-maintenance.js';
-import { formatBytes, parseDuration, } from '../config/schema.js';
+import { formatBytes, parseDuration } from '../config/schema.js';
 import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
 import { TRANSFER_COMMANDS } from './transfer-commands.js';
 import type { Command, Handler, Io } from './command.js';
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 async function readPassword(io: Io, fromStdin: boolean): Promise<string> {
@@ -200,17 +205,19 @@ export function commandHelp(command: Command): string {
   return `usage: ${command.usage}\n\n${command.summary}${command.description ? `\n\n${command.description}` : ''}\n\nData directory and other settings:\n${CONFIG_FLAGS_HELP}`;
 }
 
-export const runStoreCommand = (command: Command): Handler => async (argv, io) => {
-  const { values, positionals, config } = parseCommand(argv, command.options ?? {}, io.env);
-  if (values.help) return io.out(commandHelp(command));
-  if (positionals.length < command.minArgs || positionals.length > command.maxArgs) {
-    throw new UsageError(`wrong number of arguments; usage: ${command.usage}`);
-  }
-  const settings = config();
-  const storage = openStorage(settings.data);
-  try {
-    await command.run(positionals, values, storage, io, settings);
-  } finally {
-    await storage.close();
-  }
-};
+export const runStoreCommand =
+  (command: Command): Handler =>
+  async (argv, io) => {
+    const { values, positionals, config } = parseCommand(argv, command.options ?? {}, io.env);
+    if (values.help) return io.out(commandHelp(command));
+    if (positionals.length < command.minArgs || positionals.length > command.maxArgs) {
+      throw new UsageError(`wrong number of arguments; usage: ${command.usage}`);
+    }
+    const settings = config();
+    const storage = openStorage(settings.data);
+    try {
+      await command.run(positionals, values, storage, io, settings);
+    } finally {
+      await storage.close();
+    }
+  };

@@ -71,9 +71,7 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
         const r = result.header.counts.records;
         const n = (db: DbName) => r[db] ?? 0;
         const parts = [
-          ...(result.header.options.private
-            ? [plural(n('projects'), 'project'), plural(n('releases'), 'release'), plural(n('files'), 'file')]
-            : []),
+          ...(result.header.options.private ? [plural(n('projects'), 'project'), plural(n('releases'), 'release'), plural(n('files'), 'file')] : []),
           ...(includeUsers ? [plural(n('users'), 'user'), plural(n('tokens'), 'token')] : []),
           ...(result.header.options.cache
             ? [plural(n('upstream-docs'), 'cached page or document', 'cached pages and documents'), plural(n('upstream-files'), 'cached file')]
@@ -91,7 +89,7 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
     usage: 'larder import FILE [--dry-run] [--progress-interval D]',
     summary: 'add what an export archive holds here (verified first; safe to re-run)',
     description: [
-      'Every entry is checked against the archive\'s manifest (size and sha256) before anything is kept; a',
+      "Every entry is checked against the archive's manifest (size and sha256) before anything is kept; a",
       'damaged, truncated or edited archive is refused with one line naming the bad entry, and nothing is',
       'imported. Then new projects, releases and files are added (each added file gets a new serial here),',
       'and cached upstream pages and files when absent or newer. Works while the server runs.',
@@ -135,7 +133,9 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
           (s.usersAdded || s.tokensAdded ? `, ${plural(s.usersAdded, 'user')}, ${plural(s.tokensAdded, 'token')}` : '') +
           `; ${plural(s.blobsWritten, 'new blob')} (${formatBytes(s.blobBytesWritten)})`,
       );
-      io.out(`${dryRun ? 'dry run: ' : ''}${s.newRecords} new record${s.newRecords === 1 ? '' : 's'}${s.conflicts ? ` (${plural(s.conflicts, 'conflict')} reported above; not an error)` : ''}`);
+      io.out(
+        `${dryRun ? 'dry run: ' : ''}${s.newRecords} new record${s.newRecords === 1 ? '' : 's'}${s.conflicts ? ` (${plural(s.conflicts, 'conflict')} reported above; not an error)` : ''}`,
+      );
     },
   },
 };

@@ -70,8 +70,20 @@ export class ConfigError extends Error {
 type Parser<T> = (raw: unknown, key: string) => T;
 
 const SIZE_UNITS: Record<string, number> = {
-  '': 1, b: 1, k: 1e3, kb: 1e3, m: 1e6, mb: 1e6, g: 1e9, gb: 1e9, t: 1e12, tb: 1e12,
-  kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40,
+  '': 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  m: 1e6,
+  mb: 1e6,
+  g: 1e9,
+  gb: 1e9,
+  t: 1e12,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
 };
 
 /** `1.2 GB`: decimal units, as sizes are written in the configuration. */
@@ -110,13 +122,15 @@ const parseBoolean: Parser<boolean> = (raw, key) => {
   throw new ConfigError(key, raw, 'true or false');
 };
 
-const integerIn = (min: number, max: number): Parser<number> => (raw, key) => {
-  const value = typeof raw === 'number' ? raw : /^\s*\d+\s*$/.test(String(raw)) ? Number(raw) : NaN;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(key, raw, `an integer from ${min} to ${max}`);
-  }
-  return value;
-};
+const integerIn =
+  (min: number, max: number): Parser<number> =>
+  (raw, key) => {
+    const value = typeof raw === 'number' ? raw : /^\s*\d+\s*$/.test(String(raw)) ? Number(raw) : NaN;
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new ConfigError(key, raw, `an integer from ${min} to ${max}`);
+    }
+    return value;
+  };
 
 const httpUrl = (raw: unknown, key: string): string => {
   let url: URL;
@@ -213,8 +227,13 @@ export interface Setting<K extends ConfigKey> {
   help: string;
 }
 
-const setting = <K extends ConfigKey>(key: K, env: string | readonly string[], flag: string, parse: Parser<Config[K]>, help: string): Setting<K> =>
-  ({ key, env, flag, parse, help });
+const setting = <K extends ConfigKey>(key: K, env: string | readonly string[], flag: string, parse: Parser<Config[K]>, help: string): Setting<K> => ({
+  key,
+  env,
+  flag,
+  parse,
+  help,
+});
 
 export const SETTINGS = [
   setting('host', 'LARDER_HOST', '--host', parseString, 'address to listen on'),
@@ -227,19 +246,61 @@ export const SETTINGS = [
   setting('readAuth', 'LARDER_READ_AUTH', '--read-auth', parseBoolean, 'reads need credentials too'),
   setting('logLevel', 'LARDER_LOG_LEVEL', '--log-level', parseLogLevel, 'log level'),
   setting('indexMaxAge', 'LARDER_INDEX_MAX_AGE', '--index-max-age', integerIn(0, 31_536_000), 'Cache-Control max-age of index pages, seconds'),
-  setting('upstreamJsonApi', 'LARDER_UPSTREAM_JSON_API', '--upstream-json-api', parseJsonApi, 'upstream JSON API base; empty = derived (…/simple/ → …/pypi/), none = built from simple pages'),
+  setting(
+    'upstreamJsonApi',
+    'LARDER_UPSTREAM_JSON_API',
+    '--upstream-json-api',
+    parseJsonApi,
+    'upstream JSON API base; empty = derived (…/simple/ → …/pypi/), none = built from simple pages',
+  ),
   setting('upstreamUsername', 'LARDER_UPSTREAM_USERNAME', '--upstream-username', optionalString, 'user name for the upstream (or userinfo in the URL)'),
   setting('upstreamPassword', 'LARDER_UPSTREAM_PASSWORD', '--upstream-password', optionalString, 'password for the upstream'),
   setting('upstreamConnectTimeout', 'LARDER_UPSTREAM_CONNECT_TIMEOUT', '--upstream-connect-timeout', parseDuration, 'time to connect to the upstream'),
-  setting('upstreamHeadersTimeout', 'LARDER_UPSTREAM_HEADERS_TIMEOUT', '--upstream-headers-timeout', parseDuration, 'time for the upstream to send response headers'),
+  setting(
+    'upstreamHeadersTimeout',
+    'LARDER_UPSTREAM_HEADERS_TIMEOUT',
+    '--upstream-headers-timeout',
+    parseDuration,
+    'time for the upstream to send response headers',
+  ),
   setting('upstreamBodyTimeout', 'LARDER_UPSTREAM_BODY_TIMEOUT', '--upstream-body-timeout', parseDuration, 'longest pause inside an upstream response body'),
-  setting('upstreamRetries', 'LARDER_UPSTREAM_RETRIES', '--upstream-retries', integerIn(0, 10), 'retries of idempotent upstream GETs on connection errors and 5xx'),
-  setting('upstreamDeadline', 'LARDER_UPSTREAM_DEADLINE', '--upstream-deadline', parseDuration, 'total time for one upstream project page or JSON document, retries included'),
+  setting(
+    'upstreamRetries',
+    'LARDER_UPSTREAM_RETRIES',
+    '--upstream-retries',
+    integerIn(0, 10),
+    'retries of idempotent upstream GETs on connection errors and 5xx',
+  ),
+  setting(
+    'upstreamDeadline',
+    'LARDER_UPSTREAM_DEADLINE',
+    '--upstream-deadline',
+    parseDuration,
+    'total time for one upstream project page or JSON document, retries included',
+  ),
   setting('staleWait', 'LARDER_STALE_WAIT', '--stale-wait', parseDuration, 'how long a stale cached page waits for the upstream before it is served as it is'),
   setting('maxFileSize', 'LARDER_MAX_FILE_SIZE', '--max-file-size', parseSize, 'largest upstream file fetched (.metadata and .asc included)'),
-  setting('fileHosts', 'LARDER_FILE_HOSTS', '--file-hosts', parseOriginList, 'origins besides the upstream\'s own that file URLs may point at (comma-separated)'),
-  setting('diskReserve', 'LARDER_DISK_RESERVE', '--disk-reserve', parseSize, 'free space kept on the data filesystem; below it upstream files are delivered, not kept'),
-  setting('loginFailureLimit', 'LARDER_LOGIN_FAILURE_LIMIT', '--login-failure-limit', integerIn(1, 100_000), 'failed logins a minute per client address or user name before 429'),
+  setting(
+    'fileHosts',
+    'LARDER_FILE_HOSTS',
+    '--file-hosts',
+    parseOriginList,
+    "origins besides the upstream's own that file URLs may point at (comma-separated)",
+  ),
+  setting(
+    'diskReserve',
+    'LARDER_DISK_RESERVE',
+    '--disk-reserve',
+    parseSize,
+    'free space kept on the data filesystem; below it upstream files are delivered, not kept',
+  ),
+  setting(
+    'loginFailureLimit',
+    'LARDER_LOGIN_FAILURE_LIMIT',
+    '--login-failure-limit',
+    integerIn(1, 100_000),
+    'failed logins a minute per client address or user name before 429',
+  ),
   setting('pageTtl', 'LARDER_PAGE_TTL', '--page-ttl', parseDuration, 'freshness of cached upstream project pages and JSON documents'),
   setting('rootTtl', 'LARDER_ROOT_TTL', '--root-ttl', parseDuration, 'freshness of the cached upstream project list'),
   setting('notFoundTtl', 'LARDER_NOT_FOUND_TTL', '--not-found-ttl', parseDuration, 'how long an upstream 404 is remembered'),

@@ -24,7 +24,7 @@ function fromKoaError(err: { status?: number; statusCode?: number; expose?: bool
 }
 
 const diskFull = () =>
-  new LarderError('disk_full', 'The server\'s data disk is full, so larder could not store this; nothing was changed. Try again once space has been freed.');
+  new LarderError('disk_full', "The server's data disk is full, so larder could not store this; nothing was changed. Try again once space has been freed.");
 
 export function errorMiddleware(logger: Logger, storage: StorageReporter) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {

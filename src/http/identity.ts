@@ -12,7 +12,10 @@ export async function identify(ctx: Context, authenticator: Authenticator): Prom
   if (!header) return null;
   const identity = await authenticator.authenticate(parseAuthorization(header), ctx.ip);
   if (!identity) {
-    throw forbidden('invalid_credentials', 'Invalid or non-existent authentication information: check the user name and password, or the API token (user name __token__).');
+    throw forbidden(
+      'invalid_credentials',
+      'Invalid or non-existent authentication information: check the user name and password, or the API token (user name __token__).',
+    );
   }
   return identity;
 }

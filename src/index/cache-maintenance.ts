@@ -19,7 +19,15 @@ export interface CacheStats {
 
 export async function cacheStats({ index, documents, cachedFiles, blobs }: Storage): Promise<CacheStats> {
   const cached = cachedFiles.totals();
-  const stats: CacheStats = { privateFiles: 0, privateBytes: 0, cachedFiles: cached.files, cachedBytes: cached.bytes, cachedPages: documents.pageCount(), blobs: 0, blobBytes: 0 };
+  const stats: CacheStats = {
+    privateFiles: 0,
+    privateBytes: 0,
+    cachedFiles: cached.files,
+    cachedBytes: cached.bytes,
+    cachedPages: documents.pageCount(),
+    blobs: 0,
+    blobBytes: 0,
+  };
   for (const f of index.allFiles()) {
     stats.privateFiles++;
     stats.privateBytes += f.size;
@@ -36,7 +44,10 @@ export async function cacheStats({ index, documents, cachedFiles, blobs }: Stora
  * project list's state too) — and deletes their blobs unless a private record or another cached record
  * still needs them.
  */
-export async function purgeCache({ index, documents, cachedFiles, blobs }: Storage, projects: string[]): Promise<{ files: number; pages: number; bytes: number }> {
+export async function purgeCache(
+  { index, documents, cachedFiles, blobs }: Storage,
+  projects: string[],
+): Promise<{ files: number; pages: number; bytes: number }> {
   const only = projects.length ? new Set<string>(projects.map(normalizeName)) : null;
   const result = { files: 0, pages: 0, bytes: 0 };
   const candidates = new Set<string>();

@@ -59,7 +59,9 @@ export class ProjectAdmin {
     const record = this.ownedProject(name, who, what);
     const removed = this.meta.remove(record.name, version, filename, this.actor(who));
     if (!removed) {
-      throw notFound(filename ? `Project ${record.displayName} has no file ${filename} in release ${version}.` : `Project ${record.displayName} has no release ${version}.`);
+      throw notFound(
+        filename ? `Project ${record.displayName} has no file ${filename} in release ${version}.` : `Project ${record.displayName} has no release ${version}.`,
+      );
     }
     return removed;
   }

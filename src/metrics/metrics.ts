@@ -16,7 +16,12 @@ export const TOTALS_REUSE_MS = 5_000;
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({ name: 'larder_http_requests_total', help: 'HTTP requests by route, method and status.', labelNames: ['route', 'method', 'status'], registers: [this.registry] });
+  readonly requests = new Counter({
+    name: 'larder_http_requests_total',
+    help: 'HTTP requests by route, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers: [this.registry],
+  });
   readonly requestDuration = new Histogram({
     name: 'larder_http_request_duration_seconds',
     help: 'Time to the response head and body being handed to the socket, by route.',
@@ -24,17 +29,61 @@ export class Metrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
-  readonly cacheResults = new Counter({ name: 'larder_cache_results_total', help: 'Proxied answers by kind (page, file, metadata) and state (hit, miss, revalidated, stale).', labelNames: ['kind', 'state'], registers: [this.registry] });
-  readonly upstreamRequests = new Counter({ name: 'larder_upstream_requests_total', help: 'Requests sent to the upstream (retries included).', registers: [this.registry] });
-  readonly upstreamErrors = new Counter({ name: 'larder_upstream_errors_total', help: 'Failed upstream requests by kind (timeout, unreachable, status, invalid, refused).', labelNames: ['kind'], registers: [this.registry] });
+  readonly cacheResults = new Counter({
+    name: 'larder_cache_results_total',
+    help: 'Proxied answers by kind (page, file, metadata) and state (hit, miss, revalidated, stale).',
+    labelNames: ['kind', 'state'],
+    registers: [this.registry],
+  });
+  readonly upstreamRequests = new Counter({
+    name: 'larder_upstream_requests_total',
+    help: 'Requests sent to the upstream (retries included).',
+    registers: [this.registry],
+  });
+  readonly upstreamErrors = new Counter({
+    name: 'larder_upstream_errors_total',
+    help: 'Failed upstream requests by kind (timeout, unreachable, status, invalid, refused).',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
   readonly upstreamTimeouts = new Counter({ name: 'larder_upstream_timeouts_total', help: 'Upstream requests that timed out.', registers: [this.registry] });
-  readonly cacheServedBytes = new Counter({ name: 'larder_cache_served_bytes_total', help: 'Bytes of cached upstream files served from disk (bytes the upstream did not have to send).', registers: [this.registry] });
-  readonly upstreamFetchedBytes = new Counter({ name: 'larder_upstream_fetched_bytes_total', help: 'Bytes of verified files fetched from the upstream.', registers: [this.registry] });
-  readonly hashMismatches = new Counter({ name: 'larder_hash_mismatches_total', help: 'Upstream files refused because their hash or size did not match the index.', registers: [this.registry] });
-  readonly uploads = new Counter({ name: 'larder_uploads_total', help: 'Uploads by outcome (created, identical, refused).', labelNames: ['outcome'], registers: [this.registry] });
-  readonly diskFull = new Counter({ name: 'larder_disk_full_total', help: 'Things not kept or refused because the data disk was full or below LARDER_DISK_RESERVE, by what (file, page, upload).', labelNames: ['what'], registers: [this.registry] });
-  readonly storeFailures = new Counter({ name: 'larder_store_failures_total', help: 'Cache writes that failed for another reason (what they concerned was still served).', registers: [this.registry] });
-  readonly evictions = new Counter({ name: 'larder_cache_evictions_total', help: 'Cached upstream files evicted to stay under LARDER_CACHE_MAX_SIZE.', registers: [this.registry] });
+  readonly cacheServedBytes = new Counter({
+    name: 'larder_cache_served_bytes_total',
+    help: 'Bytes of cached upstream files served from disk (bytes the upstream did not have to send).',
+    registers: [this.registry],
+  });
+  readonly upstreamFetchedBytes = new Counter({
+    name: 'larder_upstream_fetched_bytes_total',
+    help: 'Bytes of verified files fetched from the upstream.',
+    registers: [this.registry],
+  });
+  readonly hashMismatches = new Counter({
+    name: 'larder_hash_mismatches_total',
+    help: 'Upstream files refused because their hash or size did not match the index.',
+    registers: [this.registry],
+  });
+  readonly uploads = new Counter({
+    name: 'larder_uploads_total',
+    help: 'Uploads by outcome (created, identical, refused).',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  readonly diskFull = new Counter({
+    name: 'larder_disk_full_total',
+    help: 'Things not kept or refused because the data disk was full or below LARDER_DISK_RESERVE, by what (file, page, upload).',
+    labelNames: ['what'],
+    registers: [this.registry],
+  });
+  readonly storeFailures = new Counter({
+    name: 'larder_store_failures_total',
+    help: 'Cache writes that failed for another reason (what they concerned was still served).',
+    registers: [this.registry],
+  });
+  readonly evictions = new Counter({
+    name: 'larder_cache_evictions_total',
+    help: 'Cached upstream files evicted to stay under LARDER_CACHE_MAX_SIZE.',
+    registers: [this.registry],
+  });
 
   constructor(totals: () => StoreTotals, clock: Clock, totalsReuseMs = TOTALS_REUSE_MS) {
     collectDefaultMetrics({ register: this.registry, prefix: 'larder_' });

@@ -56,9 +56,7 @@ function renderDocument(doc: ProjectReleases, release: Release, base: string, is
     urls: filesJson(doc, release, base),
     vulnerabilities: doc.vulnerabilities?.[release.version] ?? [],
     ownership: doc.ownership && {
-      roles: [...doc.ownership.roles].sort(
-        (a, b) => Number(a.role !== 'Owner') - Number(b.role !== 'Owner') || compareCodePoints(a.user, b.user),
-      ),
+      roles: [...doc.ownership.roles].sort((a, b) => Number(a.role !== 'Owner') - Number(b.role !== 'Owner') || compareCodePoints(a.user, b.user)),
       organization: doc.ownership.organization,
     },
   });
@@ -106,9 +104,7 @@ function listOrNull<T>(list: T[] | null | undefined): T[] | null {
 }
 
 function filesJson(doc: ProjectReleases, release: Release, base: string): unknown[] {
-  return [...release.files]
-    .sort((a, b) => compareCodePoints(a.filename, b.filename))
-    .map((file) => fileJson(doc, release, file, base));
+  return [...release.files].sort((a, b) => compareCodePoints(a.filename, b.filename)).map((file) => fileJson(doc, release, file, base));
 }
 
 function fileJson(doc: ProjectReleases, release: Release, file: ReleaseFile, base: string): Record<string, unknown> {

@@ -9,9 +9,7 @@ export function sortedFiles(files: readonly FileEntry[]): FileEntry[] {
   // Versions are compared once per distinct pair, not once per file comparison (parsing dominates).
   const versions = [...new Set(files.map((f) => f.version ?? ''))].sort(compareVersions);
   const rank = new Map(versions.map((v, i) => [v, i]));
-  return [...files].sort(
-    (a, b) => rank.get(a.version ?? '')! - rank.get(b.version ?? '')! || compareCodePoints(a.filename, b.filename),
-  );
+  return [...files].sort((a, b) => rank.get(a.version ?? '')! - rank.get(b.version ?? '')! || compareCodePoints(a.filename, b.filename));
 }
 
 /** The page's project status; a page without one is active (PyPI always states it). */

@@ -80,10 +80,7 @@ export async function* renderRootHtmlChunks(entries: ProjectListInput, base?: st
   yield TAIL;
 }
 
-export async function renderRootHtml(
-  entries: ProjectListInput,
-  base?: string,
-): Promise<string> {
+export async function renderRootHtml(entries: ProjectListInput, base?: string): Promise<string> {
   let html = '';
   for await (const chunk of renderRootHtmlChunks(entries, base)) html += chunk;
   return html;

@@ -64,7 +64,9 @@ export async function* renderRootJsonChunks(entries: ProjectListInput, lastSeria
   for await (const list of listBatches(entries)) {
     for (const entry of list) {
       // Written out by hand (keys already in wire order): this runs once per project of a 600,000-name root.
-      batch.push(entry.serial === undefined ? `{"name":${JSON.stringify(entry.name)}}` : `{"_last-serial":${entry.serial},"name":${JSON.stringify(entry.name)}}`);
+      batch.push(
+        entry.serial === undefined ? `{"name":${JSON.stringify(entry.name)}}` : `{"_last-serial":${entry.serial},"name":${JSON.stringify(entry.name)}}`,
+      );
     }
     if (batch.length >= ROOT_BATCH) {
       yield (first ? '' : ',') + batch.join(',');
@@ -76,10 +78,7 @@ export async function* renderRootJsonChunks(entries: ProjectListInput, lastSeria
   yield ']}\n';
 }
 
-export async function renderRootJson(
-  entries: ProjectListInput,
-  lastSerial: number,
-): Promise<string> {
+export async function renderRootJson(entries: ProjectListInput, lastSerial: number): Promise<string> {
   let json = '';
   for await (const chunk of renderRootJsonChunks(entries, lastSerial)) json += chunk;
   return json;

@@ -11,9 +11,7 @@ export const TOP_PACKAGES = 100;
 
 /** The top TOP_PACKAGES projects by size, largest first; equal sizes by name. */
 export function topPackages(stats: StatsInput): { name: string; size: number }[] {
-  return [...stats.projects]
-    .sort((a, b) => b.size - a.size || compareCodePoints(a.name, b.name))
-    .slice(0, TOP_PACKAGES);
+  return [...stats.projects].sort((a, b) => b.size - a.size || compareCodePoints(a.name, b.name)).slice(0, TOP_PACKAGES);
 }
 
 export function renderStatsJson(stats: StatsInput): string {
@@ -23,9 +21,7 @@ export function renderStatsJson(stats: StatsInput): string {
 }
 
 export function renderStatsHtml(stats: StatsInput): string {
-  const rows = topPackages(stats).map(
-    ({ name, size }, i) => `        <tr><td>${i + 1}</td><td>${escapeHtml(name)}</td><td>${size}</td></tr>\n`,
-  );
+  const rows = topPackages(stats).map(({ name, size }, i) => `        <tr><td>${i + 1}</td><td>${escapeHtml(name)}</td><td>${size}</td></tr>\n`);
   return [
     '<!DOCTYPE html>',
     '<html lang="en">',

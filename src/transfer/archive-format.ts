@@ -167,4 +167,3 @@ export function decodeRecord(line: string): { key: unknown; value: unknown } {
   const { k, v } = parsed as { k: unknown; v: unknown };
   return { key: decodeValue(k), value: decodeValue(v) };
 }
-

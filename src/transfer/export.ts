@@ -114,11 +114,7 @@ function needsOf(line: ArchiveLine): string[] {
 }
 
 function selectedDbs(options: ExportOptions): DbName[] {
-  return [
-    ...(options.private ? PRIVATE_DBS : []),
-    ...(options.private && options.includeUsers ? USER_DBS : []),
-    ...(options.cache ? CACHE_DBS : []),
-  ];
+  return [...(options.private ? PRIVATE_DBS : []), ...(options.private && options.includeUsers ? USER_DBS : []), ...(options.cache ? CACHE_DBS : [])];
 }
 
 /**

@@ -92,8 +92,7 @@ export const isSha = (s: unknown): s is string => typeof s === 'string' && SHA25
 const isStr = (s: unknown): s is string => typeof s === 'string' && s.length > 0;
 const isStrKey = (key: unknown, n: number): key is [string, string, ...string[]] => Array.isArray(key) && key.length === n && key.every(isStr);
 /** The archive's document keys: ['page' | 'releases', name] and ['release', name, version] (['root'] is never exported). */
-const isDocKey = (key: unknown): boolean =>
-  (isStrKey(key, 2) && (key[0] === 'page' || key[0] === 'releases')) || (isStrKey(key, 3) && key[0] === 'release');
+const isDocKey = (key: unknown): boolean => (isStrKey(key, 2) && (key[0] === 'page' || key[0] === 'releases')) || (isStrKey(key, 3) && key[0] === 'release');
 
 /** Parses every staged record and checks its shape and blob references; refuses at the first bad line. */
 export function verifyRecords(staged: Staged): void {

@@ -96,8 +96,7 @@ export class Progress {
     const { totalBytes } = this.options;
     const fraction = totalBytes ? Math.min(1, this.bytes / totalBytes) : null;
     const width = 24;
-    const bar =
-      fraction === null ? '' : ` [${'#'.repeat(Math.round(fraction * width)).padEnd(width, '-')}] ${String(Math.floor(fraction * 100)).padStart(3)}%`;
+    const bar = fraction === null ? '' : ` [${'#'.repeat(Math.round(fraction * width)).padEnd(width, '-')}] ${String(Math.floor(fraction * 100)).padStart(3)}%`;
     let line = `${this.text()}${bar}${suffix}`;
     const columns = this.options.stream.columns;
     if (columns && line.length >= columns) line = line.slice(0, columns - 1);

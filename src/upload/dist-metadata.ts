@@ -26,8 +26,7 @@ const ZIP_DEFLATED = 8;
 
 const invalidDist = (detail: string) => new LarderError('invalid_distribution', `Invalid distribution file. ${detail}`);
 const ratioExceeded = () => invalidDist(`File exceeds compression ratio of ${COMPRESSION_RATIO_THRESHOLD}`);
-const zipNotAccepted = (err: unknown) =>
-  invalidDist(`ZIP archive not accepted: ${err instanceof Error ? err.message : String(err)}`);
+const zipNotAccepted = (err: unknown) => invalidDist(`ZIP archive not accepted: ${err instanceof Error ? err.message : String(err)}`);
 
 /**
  * The exact bytes of the wheel's `{name}-{version}.dist-info/METADATA`, name and version as written in
@@ -39,25 +38,26 @@ export async function readWheelMetadata(path: string, filename: string): Promise
   const names = new Set<string>();
   const metadataEntries = new Map<string, Entry>();
 
-  return withZip(path, (entry) => {
-    if (/^[^/]+\.dist-info\/(METADATA|WHEEL)$/.test(entry.fileName)) names.add(entry.fileName);
-    if (/^[^/]+\.dist-info\/METADATA$/.test(entry.fileName)) metadataEntries.set(entry.fileName, entry);
-  }, async (zip) => {
-    let entry = metadataEntries.get(`${expectedDir}/METADATA`);
-    if (!entry && metadataEntries.size === 1) entry = [...metadataEntries.values()][0];
-    const dir = entry ? entry.fileName.slice(0, -'/METADATA'.length) : expectedDir;
-    if (!names.has(`${dir}/WHEEL`)) throw invalidDist(`WHEEL not found at ${dir}/WHEEL`);
-    if (!entry) {
-      throw new LarderError(
-        'invalid_distribution',
-        `Wheel '${filename}' does not contain the required METADATA file: ${expectedDir}/METADATA`,
-      );
-    }
-    if (entry.uncompressedSize > MAX_METADATA_SIZE) {
-      throw invalidDist(`METADATA is larger than ${MAX_METADATA_SIZE / MiB} MB`);
-    }
-    return readEntry(zip, entry, MAX_METADATA_SIZE);
-  });
+  return withZip(
+    path,
+    (entry) => {
+      if (/^[^/]+\.dist-info\/(METADATA|WHEEL)$/.test(entry.fileName)) names.add(entry.fileName);
+      if (/^[^/]+\.dist-info\/METADATA$/.test(entry.fileName)) metadataEntries.set(entry.fileName, entry);
+    },
+    async (zip) => {
+      let entry = metadataEntries.get(`${expectedDir}/METADATA`);
+      if (!entry && metadataEntries.size === 1) entry = [...metadataEntries.values()][0];
+      const dir = entry ? entry.fileName.slice(0, -'/METADATA'.length) : expectedDir;
+      if (!names.has(`${dir}/WHEEL`)) throw invalidDist(`WHEEL not found at ${dir}/WHEEL`);
+      if (!entry) {
+        throw new LarderError('invalid_distribution', `Wheel '${filename}' does not contain the required METADATA file: ${expectedDir}/METADATA`);
+      }
+      if (entry.uncompressedSize > MAX_METADATA_SIZE) {
+        throw invalidDist(`METADATA is larger than ${MAX_METADATA_SIZE / MiB} MB`);
+      }
+      return readEntry(zip, entry, MAX_METADATA_SIZE);
+    },
+  );
 }
 
 /**
@@ -67,7 +67,11 @@ export async function readWheelMetadata(path: string, filename: string): Promise
 export async function checkSdist(path: string, filename: string): Promise<void> {
   const layout = new SdistLayout();
   if (/\.zip$/i.test(filename)) {
-    await withZip(path, (entry) => layout.add(entry.fileName, !entry.fileName.endsWith('/')), async () => undefined);
+    await withZip(
+      path,
+      (entry) => layout.add(entry.fileName, !entry.fileName.endsWith('/')),
+      async () => undefined,
+    );
   } else {
     await scanTarGz(path, layout);
   }
@@ -133,7 +137,10 @@ async function scanTarGz(path: string, layout: SdistLayout): Promise<void> {
       resolve();
     });
     extract.on('close', () => fail(invalidDist('File is not a tarfile')));
-    source.pipe(gunzip).pipe(guard).pipe(extract as unknown as NodeJS.WritableStream);
+    source
+      .pipe(gunzip)
+      .pipe(guard)
+      .pipe(extract as unknown as NodeJS.WritableStream);
   });
 }
 
@@ -156,11 +163,7 @@ function ratioGuard(packedSize: number): Transform {
  * Opens a zip, walks its central directory (sizes, compression methods and duplicate names checked on
  * the way), then hands the still-open zip to `finish`. The zip is always closed afterwards.
  */
-async function withZip<T>(
-  path: string,
-  onEntry: (entry: Entry) => void,
-  finish: (zip: ZipFile) => Promise<T>,
-): Promise<T> {
+async function withZip<T>(path: string, onEntry: (entry: Entry) => void, finish: (zip: ZipFile) => Promise<T>): Promise<T> {
   let zip: ZipFile;
   try {
     zip = await yauzlLib().openPromise(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true });

@@ -23,10 +23,7 @@ const invalid = (code: CodeWithStatus<400>, message: string) => new LarderError(
 /** Step 12: characters of the name. */
 export function checkFilenameCharacters(filename: string): void {
   if (/[\x00-\x1f\x7f]/.test(filename)) {
-    throw invalid(
-      'invalid_filename',
-      'Cannot upload a file with non-printable characters (ordinals 0-31) or the DEL character (ordinal 127) in the name.',
-    );
+    throw invalid('invalid_filename', 'Cannot upload a file with non-printable characters (ordinals 0-31) or the DEL character (ordinal 127) in the name.');
   }
   if (/[/\\]/.test(filename)) {
     throw invalid('invalid_filename', "Cannot upload a file with '/' or '\\' in the name.");
@@ -47,10 +44,7 @@ export function checkExtension(filename: string, filetype: FileType): string {
     );
   }
   if (!EXTENSIONS_BY_FILETYPE[filetype].includes(ext)) {
-    throw invalid(
-      'invalid_extension',
-      `Invalid file extension: Extension ${ext} is invalid for filetype ${filetype}. ${PEP_527} for more information.`,
-    );
+    throw invalid('invalid_extension', `Invalid file extension: Extension ${ext} is invalid for filetype ${filetype}. ${PEP_527} for more information.`);
   }
   return ext;
 }
@@ -58,10 +52,7 @@ export function checkExtension(filename: string, filetype: FileType): string {
 function versionMismatch(formVersion: string, fileVersion: string): LarderError {
   const expected = pep440String(formVersion) ?? formVersion;
   const given = pep440String(fileVersion) ?? fileVersion;
-  return invalid(
-    'filename_version_mismatch',
-    `Version in filename should be ${pyRepr(expected)} not ${pyRepr(given)}.`,
-  );
+  return invalid('filename_version_mismatch', `Version in filename should be ${pyRepr(expected)} not ${pyRepr(given)}.`);
 }
 
 const sameVersion = (a: string, b: string): boolean => {

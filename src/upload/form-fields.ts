@@ -116,10 +116,7 @@ export function parseProjectUrls(values: readonly string[]): Record<string, stri
     const label = (comma === -1 ? value : value.slice(0, comma)).trim();
     const url = comma === -1 ? '' : value.slice(comma + 1).trim();
     if (Object.hasOwn(urls, label)) {
-      throw new LarderError(
-        'invalid_metadata',
-        `'project_urls' has invalid data (duplicate label '${label}'). ${CORE_METADATA_HELP}`,
-      );
+      throw new LarderError('invalid_metadata', `'project_urls' has invalid data (duplicate label '${label}'). ${CORE_METADATA_HELP}`);
     }
     urls[label] = url;
   }

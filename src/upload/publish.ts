@@ -31,16 +31,9 @@ export interface UpstreamNames {
 export type PublishOutcome = 'created' | 'identical';
 
 const alreadyExists = (file: FileRecord | { filename: string; blake2b_256: string }) =>
-  conflict(
-    'file_exists',
-    `File already exists ('${file.filename}', with blake2_256 hash '${file.blake2b_256}'). Upload it under a new version.`,
-  );
+  conflict('file_exists', `File already exists ('${file.filename}', with blake2_256 hash '${file.blake2b_256}'). Upload it under a new version.`);
 
-const filenameReused = () =>
-  badRequest(
-    'filename_reused',
-    'This filename was previously used by a file that has since been deleted. Use a different version.',
-  );
+const filenameReused = () => badRequest('filename_reused', 'This filename was previously used by a file that has since been deleted. Use a different version.');
 
 export class Publisher {
   /** Publishes of one project run one at a time, so that check-then-commit cannot race inside this process. */

@@ -187,8 +187,7 @@ function fileLimitsFor(opts: ReceiveOptions): Record<string, HashingWriterOption
     },
     gpg_signature: {
       maxBytes: maxSignatureSize,
-      tooLarge: () =>
-        new LarderError('signature_too_large', `Signature file too large. Limit is ${formatSize(maxSignatureSize)}.`),
+      tooLarge: () => new LarderError('signature_too_large', `Signature file too large. Limit is ${formatSize(maxSignatureSize)}.`),
     },
   };
 }
@@ -225,8 +224,7 @@ function watchForAbort(req: IncomingMessage): { promise: Promise<never>; dispose
   return { promise, dispose: () => req.off('close', onClose) };
 }
 
-const abortedError = () =>
-  new LarderError('upload_aborted', 'Upload aborted: the request body ended before it was complete.');
+const abortedError = () => new LarderError('upload_aborted', 'Upload aborted: the request body ended before it was complete.');
 
 const invalidMultipart = (detail: string) => new LarderError('invalid_multipart', `Invalid multipart body: ${detail}.`);
 

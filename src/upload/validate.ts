@@ -7,12 +7,7 @@ import { LarderError } from '../base/errors.js';
 import type { CodeWithStatus } from '../base/error-catalogue.js';
 import { isValidProjectName, MAX_NAME_LENGTH, normalizeName } from '../model/names.js';
 import { checkFilenameSegment } from '../index/client-names.js';
-import {
-  checkExtension,
-  checkFilenameCharacters,
-  checkSdistFilename,
-  checkWheelFilename,
-} from './filename-rules.js';
+import { checkExtension, checkFilenameCharacters, checkSdistFilename, checkWheelFilename } from './filename-rules.js';
 import { pep440String } from '../model/versions.js';
 import { parseUploadForm, toReleaseMetadata, type UploadForm } from './form-fields.js';
 import { pyRepr } from '../model/py-repr.js';
@@ -75,16 +70,10 @@ export function validateUpload(raw: RawUpload): ValidatedUpload {
 function checkAction(action: string | undefined): void {
   if (action === 'file_upload') return;
   if (action === 'submit' || action === 'submit_pkg_info') {
-    throw new LarderError(
-      'action_gone',
-      'Project pre-registration is no longer required or supported, upload your files instead.',
-    );
+    throw new LarderError('action_gone', 'Project pre-registration is no longer required or supported, upload your files instead.');
   }
   if (action === 'doc_upload') {
-    throw new LarderError(
-      'action_gone',
-      'Uploading documentation is no longer supported, we recommend using https://readthedocs.org/.',
-    );
+    throw new LarderError('action_gone', 'Uploading documentation is no longer supported, we recommend using https://readthedocs.org/.');
   }
   if (action === undefined) {
     throw bad('unknown_action', "Missing ':action'. Use ':action=file_upload' to upload a file.");
@@ -125,10 +114,7 @@ function checkPyversion(filetype: FileType, pyversion: string | undefined): stri
     return 'source';
   }
   if (pyversion === undefined) {
-    throw bad(
-      'invalid_pyversion',
-      'Invalid value for pyversion. Error: Python version is required for binary distribution uploads.',
-    );
+    throw bad('invalid_pyversion', 'Invalid value for pyversion. Error: Python version is required for binary distribution uploads.');
   }
   return pyversion;
 }
@@ -143,16 +129,10 @@ function checkDigestFields(form: UploadForm): void {
     throw bad('missing_digest', 'Error: Include at least one message digest.');
   }
   if (blake2 !== undefined && !HEX_256.test(blake2)) {
-    throw bad(
-      'invalid_digest',
-      'Invalid value for blake2_256_digest. Error: Use a valid, hex-encoded, BLAKE2 message digest.',
-    );
+    throw bad('invalid_digest', 'Invalid value for blake2_256_digest. Error: Use a valid, hex-encoded, BLAKE2 message digest.');
   }
   if (md5 !== undefined && !MD5_HEX.test(md5) && !MD5_BASE64URL.test(md5)) {
-    throw bad(
-      'invalid_digest',
-      'Invalid value for md5_digest. Error: Use a valid, hex-encoded or unpadded URL-safe base64-encoded, MD5 message digest.',
-    );
+    throw bad('invalid_digest', 'Invalid value for md5_digest. Error: Use a valid, hex-encoded or unpadded URL-safe base64-encoded, MD5 message digest.');
   }
   if (sha256 !== undefined && !HEX_256.test(sha256)) {
     throw bad('invalid_digest', 'Invalid value for sha256_digest. Error: Use a valid, hex-encoded, SHA256 message digest.');
@@ -162,14 +142,9 @@ function checkDigestFields(form: UploadForm): void {
 function checkDigestsMatch(form: UploadForm, content: ReceivedFile): void {
   const { md5_digest: md5, sha256_digest: sha256, blake2_256_digest: blake2 } = form.single;
   const md5Matches =
-    md5 === undefined ||
-    (MD5_HEX.test(md5)
-      ? md5.toLowerCase() === content.md5
-      : md5 === Buffer.from(content.md5, 'hex').toString('base64url'));
+    md5 === undefined || (MD5_HEX.test(md5) ? md5.toLowerCase() === content.md5 : md5 === Buffer.from(content.md5, 'hex').toString('base64url'));
   const ok =
-    md5Matches &&
-    (sha256 === undefined || sha256.toLowerCase() === content.sha256) &&
-    (blake2 === undefined || blake2.toLowerCase() === content.blake2b_256);
+    md5Matches && (sha256 === undefined || sha256.toLowerCase() === content.sha256) && (blake2 === undefined || blake2.toLowerCase() === content.blake2b_256);
   if (!ok) {
     throw bad('digest_mismatch', 'The digest supplied does not match a digest calculated from the uploaded file.');
   }
@@ -180,10 +155,7 @@ function checkMetadataVersion(metadataVersion: string | undefined): void {
     throw bad('invalid_metadata_version', `None is not a valid metadata version. ${CORE_METADATA_HELP}`);
   }
   if (!(METADATA_VERSIONS as readonly string[]).includes(metadataVersion)) {
-    throw bad(
-      'invalid_metadata_version',
-      `${pyRepr(metadataVersion, 60)} is not a valid metadata version. ${CORE_METADATA_HELP}`,
-    );
+    throw bad('invalid_metadata_version', `${pyRepr(metadataVersion, 60)} is not a valid metadata version. ${CORE_METADATA_HELP}`);
   }
 }
 

@@ -15,7 +15,6 @@ import { LARDER_VERSION } from '../base/version.js';
 export { UpstreamError } from './upstream-error.js';
 export type { UpstreamObserver } from './observing-interceptor.js';
 
-
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | undefined>;
@@ -86,7 +85,16 @@ export class UpstreamClient {
       timeoutFactor: 2,
       methods: ['GET'],
       statusCodes: [429, 500, 502, 503, 504],
-      errorCodes: ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT'],
+      errorCodes: [
+        'ECONNRESET',
+        'ECONNREFUSED',
+        'EPIPE',
+        'ENETUNREACH',
+        'EHOSTUNREACH',
+        'UND_ERR_SOCKET',
+        'UND_ERR_CONNECT_TIMEOUT',
+        'UND_ERR_HEADERS_TIMEOUT',
+      ],
       // The last failed answer is handed on as it is, so callers see the upstream's own status.
       throwOnError: false,
     });

@@ -14,10 +14,7 @@ export { parseCoreMetadata } from './core-metadata.js';
  * Groups the page's files by version; every version the page lists gets a release, with `[]` when it
  * has no files. Files whose name has no version are left out: no release can hold them.
  */
-export function releasesFromPage(
-  page: ProjectPage,
-  metadata: ReadonlyMap<string, ReleaseMetadata> = new Map(),
-): ProjectReleases {
+export function releasesFromPage(page: ProjectPage, metadata: ReadonlyMap<string, ReleaseMetadata> = new Map()): ProjectReleases {
   const byVersion = new Map<string, ReleaseFile[]>(page.versions.map((version) => [version, []]));
   // A filename may spell a version differently from the page's list (`1.0RC1` vs `1.0rc1`).
   const listed = new Map(page.versions.map((version) => [normalizeVersion(version), version]));

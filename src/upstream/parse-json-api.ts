@@ -4,13 +4,7 @@
  * release gets a placeholder from `emptyMetadata` until its own document is fetched.
  */
 import { versionFromFilename } from '../model/filenames.js';
-import type {
-  ProjectReleases,
-  Release,
-  ReleaseFile,
-  ReleaseMetadata,
-  Vulnerability,
-} from '../model/documents.js';
+import type { ProjectReleases, Release, ReleaseFile, ReleaseMetadata, Vulnerability } from '../model/documents.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
 import { compareVersions } from '../model/versions.js';
 import { isJsonObject, parseJsonText, sizeOrNull, stringListOrNull, stringOrNull, type JsonObject } from './json-util.js';
@@ -69,10 +63,7 @@ export function emptyMetadata(name: string, version: string): ReleaseMetadata {
  */
 export function isPlaceholderMetadata(metadata: ReleaseMetadata): boolean {
   const always = new Set(['name', 'version', 'classifiers']);
-  return (
-    metadata.classifiers.length === 0 &&
-    Object.entries(metadata).every(([field, value]) => always.has(field) || value === null)
-  );
+  return metadata.classifiers.length === 0 && Object.entries(metadata).every(([field, value]) => always.has(field) || value === null);
 }
 
 export function parseJsonApi(text: string, options: JsonApiOptions): ProjectReleases {

@@ -40,10 +40,7 @@ export function parseSimpleHtml(text: string, options: SimplePageOptions): Proje
 
   const title = TITLE.exec($('title').first().text());
   const displayName = title ? title[1]! : fallbackProjectName(options);
-  const status = projectStatusOf(
-    $('meta[name="pypi:project-status"]').attr('content'),
-    $('meta[name="pypi:project-status-reason"]').attr('content'),
-  );
+  const status = projectStatusOf($('meta[name="pypi:project-status"]').attr('content'), $('meta[name="pypi:project-status-reason"]').attr('content'));
   const serialComment = SERIAL_COMMENT.exec(text);
 
   return {

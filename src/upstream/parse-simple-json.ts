@@ -25,12 +25,8 @@ export function parseSimpleJson(text: string, options: SimplePageOptions): Proje
 
   const files = doc.files.map((raw, i) => parseFile(raw, `${where}: files[${i}]`, options.pageUrl));
   const displayName = typeof doc.name === 'string' && doc.name !== '' ? doc.name : fallbackProjectName(options);
-  const status = isJsonObject(doc['project-status'])
-    ? projectStatusOf(doc['project-status'].status, doc['project-status'].reason)
-    : undefined;
-  const versions = Array.isArray(doc.versions)
-    ? [...new Set(doc.versions.filter((v): v is string => typeof v === 'string'))]
-    : versionsOfFiles(files);
+  const status = isJsonObject(doc['project-status']) ? projectStatusOf(doc['project-status'].status, doc['project-status'].reason) : undefined;
+  const versions = Array.isArray(doc.versions) ? [...new Set(doc.versions.filter((v): v is string => typeof v === 'string'))] : versionsOfFiles(files);
 
   return {
     name: normalizeName(displayName),

@@ -21,7 +21,8 @@ const ROUNDS = Number(process.env.HTTP10_ROUNDS ?? 4);
 const MIDS = 6;
 const LEAVES_PER_MID = 3;
 
-const show = (r: CommandResult) => `exit ${r.code}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout.slice(-3000)}\n--- stderr\n${r.stderr.slice(-3000)}`;
+const show = (r: CommandResult) =>
+  `exit ${r.code}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout.slice(-3000)}\n--- stderr\n${r.stderr.slice(-3000)}`;
 
 interface PythonServer {
   url: string;
@@ -82,8 +83,7 @@ async function buildTree(index: string): Promise<string[]> {
 
 async function round(n: number, work: string, upstream: PythonServer, venv: Venv, names: string[]): Promise<void> {
   const larder = await startChildServer(['--data', join(work, `data-${n}`), '--upstream', `${upstream.url}/simple/`]);
-  const why = () =>
-    `--- larder (${JSON.stringify(larder.exitStatus())})\n${larder.output().slice(-5000)}\n--- upstream\n${upstream.output().slice(-1500)}`;
+  const why = () => `--- larder (${JSON.stringify(larder.exitStatus())})\n${larder.output().slice(-5000)}\n--- upstream\n${upstream.output().slice(-1500)}`;
   try {
     const target = join(work, `site-${n}`);
     const r = await pipInstall(venv, `${larder.url}/simple/`, ['--target', target, 'h10-top'], { timeoutMs: 60_000 });

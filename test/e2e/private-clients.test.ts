@@ -30,10 +30,7 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json';
 
 /** A client's stdout and stderr as one line: twine (rich) colours and wraps messages to the terminal width. */
-const output = (r: CommandResult) =>
-  `${r.stdout}\n${r.stderr}`
-    .replace(/\x1b\[[0-9;]*m/g, '')
-    .replace(/\s+/g, ' ');
+const output = (r: CommandResult) => `${r.stdout}\n${r.stderr}`.replace(/\x1b\[[0-9;]*m/g, '').replace(/\s+/g, ' ');
 
 /** This machine's LARDER_* settings must not reach the CLI the test runs. */
 function withoutLarderSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -159,7 +156,10 @@ describe('private index with real clients (twine, pip)', () => {
     assert.match(output(bogus), /403/);
 
     const files = await simpleFiles(server.url, 'tok-proj');
-    assert.deepEqual(files.map((f) => f.filename), [v1.filename]);
+    assert.deepEqual(
+      files.map((f) => f.filename),
+      [v1.filename],
+    );
   });
 
   test('duplicate policy: identical re-upload succeeds; same filename with other bytes fails "File already exists"', async (t) => {
@@ -252,7 +252,11 @@ describe('private index with real clients (twine, pip)', () => {
     try {
       await guarded.addUser('carol', 'carol-password-1');
       const dist = await buildWheel(join(tmp, 'guarded'), { name: 'guarded-proj', version: '1.0' });
-      const up = await fetch(`${guarded.url}/legacy/`, { method: 'POST', body: await uploadForm(dist), headers: { Authorization: basicAuth('carol', 'carol-password-1') } });
+      const up = await fetch(`${guarded.url}/legacy/`, {
+        method: 'POST',
+        body: await uploadForm(dist),
+        headers: { Authorization: basicAuth('carol', 'carol-password-1') },
+      });
       assert.equal(up.status, 200, up.statusText);
       const anonymous = await fetch(`${guarded.url}/simple/guarded-proj/`);
       assert.equal(anonymous.status, 401);

@@ -150,22 +150,23 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
 
   /** The environment every client gets: temp HOME, no pip/twine/uv settings, no keyring. */
   const envFor = (home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv =>
-    withoutPyenv(cleanEnv({
-      HOME: home,
-      PATH,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-      XDG_DATA_HOME: join(home, '.local', 'share'),
-      PYTHON_KEYRING_BACKEND: 'keyring.backends.null.Keyring',
-      PIP_CONFIG_FILE: '/dev/null',
-      PIP_NO_INPUT: '1',
-      PIP_DISABLE_PIP_VERSION_CHECK: '1',
-      COLUMNS: '200',
-      ...extra,
-    }));
+    withoutPyenv(
+      cleanEnv({
+        HOME: home,
+        PATH,
+        XDG_CONFIG_HOME: join(home, '.config'),
+        XDG_CACHE_HOME: join(home, '.cache'),
+        XDG_DATA_HOME: join(home, '.local', 'share'),
+        PYTHON_KEYRING_BACKEND: 'keyring.backends.null.Keyring',
+        PIP_CONFIG_FILE: '/dev/null',
+        PIP_NO_INPUT: '1',
+        PIP_DISABLE_PIP_VERSION_CHECK: '1',
+        COLUMNS: '200',
+        ...extra,
+      }),
+    );
 
-  const sh = (script: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 240_000) =>
-    runCommand('sh', ['-ec', script], { cwd, env, timeoutMs });
+  const sh = (script: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 240_000) => runCommand('sh', ['-ec', script], { cwd, env, timeoutMs });
 
   const filesOf = async (project: string): Promise<string[]> => {
     const res = await fetch(`${server.url}/simple/${project}/`, { headers: { Accept: PIP_ACCEPT } });
@@ -209,7 +210,11 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     // pdm builds in an isolated environment and installs the build backend from the project's source
     // (larder): the upstream serves a wheel of this machine's flit_core (pure Python, no dependencies).
     if (found.pdm || found.flit) {
-      const where = await runCommand('/usr/bin/python3', ['-c', 'import flit_core, os; print(os.path.dirname(flit_core.__file__)); print(flit_core.__version__)'], { env: cleanEnv() });
+      const where = await runCommand(
+        '/usr/bin/python3',
+        ['-c', 'import flit_core, os; print(os.path.dirname(flit_core.__file__)); print(flit_core.__version__)'],
+        { env: cleanEnv() },
+      );
       if (where.code === 0) {
         const [dir, version] = where.stdout.trim().split('\n') as [string, string];
         const modules: Record<string, Buffer> = {};
@@ -231,7 +236,11 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     await server.addUser('alice', PASSWORD);
     token = server.addToken('alice');
     acme = await buildWheel(join(tmp, 'dists'), { name: 'acme-widgets', version: '1.0', requiresDist: ['tinydep'] });
-    const res = await fetch(`${server.url}/legacy/`, { method: 'POST', body: await uploadForm(acme), headers: { Authorization: basicAuth('alice', PASSWORD) } });
+    const res = await fetch(`${server.url}/legacy/`, {
+      method: 'POST',
+      body: await uploadForm(acme),
+      headers: { Authorization: basicAuth('alice', PASSWORD) },
+    });
     assert.equal(res.status, 200, res.statusText);
   });
   after(async () => {
@@ -250,7 +259,10 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     const env = envFor(home, { PATH: `${join(venv.dir, 'bin')}:${PATH}`, PIP_NO_CACHE_DIR: '1' });
     if (host !== '127.0.0.1') {
       // Why the snippet says --trusted-host: without it pip ignores a plain-http index on another host.
-      const untrusted = await runCommand(venv.python, ['-m', 'pip', 'install', '--index-url', `${server.url}/simple/`, 'acme-widgets'], { env, timeoutMs: 120_000 });
+      const untrusted = await runCommand(venv.python, ['-m', 'pip', 'install', '--index-url', `${server.url}/simple/`, 'acme-widgets'], {
+        env,
+        timeoutMs: 120_000,
+      });
       assert.notEqual(untrusted.code, 0, show(untrusted));
       assert.match(show(untrusted).replace(/\s+/g, ' '), /is not a trusted or secure host and is being ignored/);
     }
@@ -271,7 +283,10 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     delete env.PIP_CONFIG_FILE;
     const config = await runCommand(venv.python, ['-m', 'pip', 'config', 'list'], { env });
     assert.equal(config.code, 0, show(config));
-    const keys = config.stdout.trim().split('\n').map((l) => l.split('=')[0] ?? '');
+    const keys = config.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('=')[0] ?? '');
     // Only the snippet's settings (this machine's /etc/pip.conf sets nothing but `cert`; `:env:` are ours).
     const files = keys.filter((k) => !k.startsWith(':env:') && k !== 'global.cert').sort();
     assert.deepEqual(files, ['global.index-url', 'global.trusted-host'], config.stdout);
@@ -286,7 +301,14 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     const project = join(tmp, 'pipenv-project');
     await writeFiles(project, { Pipfile: fill(readmeSnippet('pipenv-pipfile')) });
     // PIPENV_PYTHON: Debian's python3, whose virtualenv seed wheels Debian ships.
-    const env = envFor(home, { PIPENV_PYTHON: '/usr/bin/python3', PIPENV_VENV_IN_PROJECT: '1', PIPENV_NOSPIN: '1', PIPENV_YES: '1', PIPENV_IGNORE_VIRTUALENVS: '1', PIP_NO_CACHE_DIR: '1' });
+    const env = envFor(home, {
+      PIPENV_PYTHON: '/usr/bin/python3',
+      PIPENV_VENV_IN_PROJECT: '1',
+      PIPENV_NOSPIN: '1',
+      PIPENV_YES: '1',
+      PIPENV_IGNORE_VIRTUALENVS: '1',
+      PIP_NO_CACHE_DIR: '1',
+    });
     const r = await sh('pipenv install', project, env, 400_000);
     assert.equal(r.code, 0, show(r));
     await assertImports(join(project, '.venv', 'bin', 'python'), env);
@@ -310,7 +332,11 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     const guarded = await startLarder({ host, upstream: up.url, readAuth: true });
     try {
       await guarded.addUser('alice', PASSWORD);
-      const res = await fetch(`${guarded.url}/legacy/`, { method: 'POST', body: await uploadForm(acme), headers: { Authorization: basicAuth('alice', PASSWORD) } });
+      const res = await fetch(`${guarded.url}/legacy/`, {
+        method: 'POST',
+        body: await uploadForm(acme),
+        headers: { Authorization: basicAuth('alice', PASSWORD) },
+      });
       assert.equal(res.status, 200, res.statusText);
       assert.equal((await fetch(`${guarded.url}/simple/acme-widgets/`)).status, 401);
       const fillGuarded = (text: string) => fill(text).replaceAll(hostPort, new URL(guarded.url).host);
@@ -377,7 +403,10 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     });
     trap.requests.length = 0;
     await sh('pdm lock', project, envFor(home, { PDM_CHECK_UPDATE: 'false', PDM_PYPI_URL: trap.url }), 400_000);
-    assert.ok(trap.requests.some((p) => p.includes('acme-widgets')), `the implicit PyPI was asked too: ${trap.requests.join(' ')}`);
+    assert.ok(
+      trap.requests.some((p) => p.includes('acme-widgets')),
+      `the implicit PyPI was asked too: ${trap.requests.join(' ')}`,
+    );
   });
 
   // ---- publishers
@@ -498,7 +527,9 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
       'poetry_misnamed/__init__.py': 'VALUE = 1\n',
     });
     const env = envFor(home, { POETRY_CACHE_DIR: join(home, 'poetry-cache'), POETRY_NO_INTERACTION: '1' });
-    const script = `${fill(readmeSnippet('poetry-credentials'))}${fill(readmeSnippet('poetry-publish'))}`.replace(/repositories\.larder /, 'repositories.larder-upload ').replace(/--repository larder/, '--repository larder-upload');
+    const script = `${fill(readmeSnippet('poetry-credentials'))}${fill(readmeSnippet('poetry-publish'))}`
+      .replace(/repositories\.larder /, 'repositories.larder-upload ')
+      .replace(/--repository larder/, '--repository larder-upload');
     assert.match(script, /http-basic\.larder alice/);
     const r = await sh(script, project, env);
     assert.notEqual(r.code, 0, show(r));
@@ -515,7 +546,10 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     const r = await sh(fill(readmeSnippet('pdm-publish')), project, env, 400_000);
     assert.equal(r.code, 0, show(r));
     assert.deepEqual(await filesOf('pdm-demo'), await built(project));
-    assert.ok(up.requestsTo('/files/').some((r) => r.path.includes('flit_core')), 'the build backend came through larder');
+    assert.ok(
+      up.requestsTo('/files/').some((r) => r.path.includes('flit_core')),
+      'the build backend came through larder',
+    );
     assert.ok(!trap.requests.some((p) => p.includes('flit')), `pdm asked its implicit PyPI: ${trap.requests.join(' ')}`);
   });
 });

@@ -66,7 +66,11 @@ test('export, import into a fresh data directory, pip installs offline from it',
   const online = await pipInstall(venv1, `${source.url}/simple/`, ['tp-app']);
   assert.equal(online.code, 0, show(online));
   await source.addUser('alice', 'alice-password');
-  const res = await fetch(`${source.url}/legacy/`, { method: 'POST', body: await uploadForm(priv), headers: { Authorization: basicAuth('alice', 'alice-password') } });
+  const res = await fetch(`${source.url}/legacy/`, {
+    method: 'POST',
+    body: await uploadForm(priv),
+    headers: { Authorization: basicAuth('alice', 'alice-password') },
+  });
   assert.equal(res.status, 200, await res.text());
 
   // 2. Export while that server runs; import into a fresh data directory.

@@ -39,11 +39,7 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export async function startChildServer(
-  args: string[],
-  env: Record<string, string> = {},
-  options: ChildServerOptions = {},
-): Promise<ChildServer> {
+export async function startChildServer(args: string[], env: Record<string, string> = {}, options: ChildServerOptions = {}): Promise<ChildServer> {
   const nodeArgs = ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', ...args];
   const { command, args: argv } = options.launch?.(process.execPath, nodeArgs) ?? { command: process.execPath, args: nodeArgs };
   const child = spawn(command, argv, {

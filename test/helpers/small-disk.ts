@@ -118,7 +118,10 @@ async function walk(root: string, dir: string, out: DiskFile[]): Promise<void> {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) await walk(root, path, out);
     else if (entry.name !== FILLER || dir !== root) {
-      const size = await stat(path).then((s) => s.size, () => null);
+      const size = await stat(path).then(
+        (s) => s.size,
+        () => null,
+      );
       if (size !== null) out.push({ path: relative(root, path), size });
     }
   }
@@ -177,7 +180,10 @@ export async function startSmallDisk(opts: SmallDiskOptions = {}): Promise<Small
           await handle.close();
         }
       } else if (now < leaveFreeBytes) {
-        const size = await stat(filler).then((s) => s.size, () => 0);
+        const size = await stat(filler).then(
+          (s) => s.size,
+          () => 0,
+        );
         const release = Math.ceil((leaveFreeBytes - now) / bsize) * bsize;
         if (size > 0) await truncate(filler, Math.max(0, Math.floor((size - release) / bsize) * bsize));
       }

@@ -95,8 +95,14 @@ describe('larder CLI', () => {
     assertOk(list);
     const rows = lines(list.stdout);
     assert.match(rows[0]!, /NAME/);
-    assert.ok(rows.some((r) => /^alice\s+no\b/.test(r)), list.stdout);
-    assert.ok(rows.some((r) => /^root\s+yes\b/.test(r)), list.stdout);
+    assert.ok(
+      rows.some((r) => /^alice\s+no\b/.test(r)),
+      list.stdout,
+    );
+    assert.ok(
+      rows.some((r) => /^root\s+yes\b/.test(r)),
+      list.stdout,
+    );
 
     const created = await larder(['token', 'create', 'alice', '--project', 'Foo_Bar', '--description', 'ci token', '--data', data]);
     assertOk(created);

@@ -17,10 +17,8 @@ import { recordDigest, sha256Hex } from '../fixtures/hashes.js';
 import { rawGet } from '../helpers/raw-get.js';
 import { dechunk, rawRequest } from '../helpers/raw-socket.js';
 
-const PIP_ACCEPT =
-  'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
+const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
 const JSON_TYPE = 'application/vnd.pypi.simple.v1+json';
-
 
 const get = (url: string, opts: { headers?: Record<string, string>; timeoutMs?: number; method?: string } = {}) => rawGet(url, { timeoutMs: 10_000, ...opts });
 
@@ -42,7 +40,9 @@ async function readZip(path: string): Promise<Map<string, Buffer>> {
 async function readTarGz(path: string): Promise<Map<string, Buffer>> {
   const extract = tar.extract();
   const out = new Map<string, Buffer>();
-  Readable.from(await readFile(path)).pipe(createGunzip()).pipe(extract);
+  Readable.from(await readFile(path))
+    .pipe(createGunzip())
+    .pipe(extract);
   for await (const entry of extract) {
     const chunks: Buffer[] = [];
     for await (const c of entry) chunks.push(c as Buffer);
@@ -87,10 +87,7 @@ describe('test fixtures', () => {
       assert.equal(lib1.filename, 'fx_lib-1.0-py3-none-any.whl');
       const entries = await readZip(lib1.path);
       const record = entries.get('fx_lib-1.0.dist-info/RECORD')!.toString('utf8').trim().split('\n');
-      assert.deepEqual(
-        [...entries.keys()].sort(),
-        record.map((line) => line.split(',')[0]).sort(),
-      );
+      assert.deepEqual([...entries.keys()].sort(), record.map((line) => line.split(',')[0]).sort());
       for (const line of record) {
         const [path, digest, size] = line.split(',');
         if (path === 'fx_lib-1.0.dist-info/RECORD') {
@@ -130,14 +127,22 @@ describe('test fixtures', () => {
       const entries = await readZip(blob.path);
       const data = entries.get('fx_blob/_data.bin')!;
       assert.equal(data.length, 40_000);
-      assert.ok(entries.get('fx_blob-1.0.dist-info/RECORD')!.toString().includes(`fx_blob/_data.bin,${recordDigest(data)},40000`));
+      assert.ok(
+        entries
+          .get('fx_blob-1.0.dist-info/RECORD')!
+          .toString()
+          .includes(`fx_blob/_data.bin,${recordDigest(data)},40000`),
+      );
     });
 
     test('an sdist is a tar.gz with one top-level directory holding PKG-INFO, pyproject.toml and the module', async () => {
       assert.equal(libSdist.filename, 'fx_lib-1.0.tar.gz');
       const entries = await readTarGz(libSdist.path);
       const names = [...entries.keys()];
-      assert.ok(names.every((n) => n.startsWith('fx_lib-1.0/')), names.join(' '));
+      assert.ok(
+        names.every((n) => n.startsWith('fx_lib-1.0/')),
+        names.join(' '),
+      );
       assert.deepEqual(entries.get('fx_lib-1.0/PKG-INFO'), libSdist.metadata);
       assert.match(entries.get('fx_lib-1.0/pyproject.toml')!.toString(), /\[project\]\nname = "FX_Lib"\nversion = "1.0"/);
       assert.ok(entries.has('fx_lib-1.0/fx_lib/__init__.py'));
@@ -676,7 +681,10 @@ describe('test fixtures', () => {
         assert.equal(page.headers.location, `${other.origin}/elsewhere/`);
         assert.equal(other.requests.length, 0, 'a redirect alone makes no request');
         assert.equal((await get(`${other.origin}/elsewhere/`)).status, 404);
-        assert.deepEqual(other.requests.map((r) => [r.url, r.status]), [['/elsewhere/', 404]]);
+        assert.deepEqual(
+          other.requests.map((r) => [r.url, r.status]),
+          [['/elsewhere/', 404]],
+        );
         assert.equal(other.connections, 1);
       } finally {
         await upstream.setFault(null);
@@ -707,7 +715,10 @@ describe('test fixtures', () => {
         assert.equal(sha256Hex(file.body), lib1.sha256);
         assert.deepEqual((await get(`${wheel.url}.metadata`)).body, lib1.metadata);
         assert.equal((await get(other.fileUrl(lib2))).status, 404, 'files it was not given are 404');
-        assert.deepEqual(other.requests.map((r) => r.status), [200, 200, 404]);
+        assert.deepEqual(
+          other.requests.map((r) => r.status),
+          [200, 200, 404],
+        );
       } finally {
         upstream.configure({ fileOrigin: null, fileHashes: true });
         await other.close();

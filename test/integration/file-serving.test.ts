@@ -20,7 +20,11 @@ describe('file serving', () => {
     dists.push(await buildWheel(dir, { name: 'small-one', version: '1.0' }));
     dists.push(await buildWheel(dir, { name: 'large-one', version: '1.0', dataFile: { bytes: 3_500_000 } }));
     for (const dist of dists) {
-      const res = await fetch(`${server.url}/legacy/`, { method: 'POST', body: await uploadForm(dist), headers: { Authorization: basicAuth('alice', 'alice-password') } });
+      const res = await fetch(`${server.url}/legacy/`, {
+        method: 'POST',
+        body: await uploadForm(dist),
+        headers: { Authorization: basicAuth('alice', 'alice-password') },
+      });
       assert.equal(res.status, 200, res.statusText);
     }
   });

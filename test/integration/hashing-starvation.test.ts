@@ -30,12 +30,16 @@ describe('password hashing and file serving', () => {
   before(async () => {
     tmp = await mkdtemp(join(tmpdir(), 'larder-starve-'));
     data = join(tmp, 'data');
-    const add = await runCommand(process.execPath, ['--import', 'tsx', join(REPO, 'src', 'main.ts'), 'user', 'add', 'alice', '--password-stdin', '--data', data], {
-      cwd: REPO,
-      env: cliEnv(),
-      input: 'alice-password\n',
-      timeoutMs: 60_000,
-    });
+    const add = await runCommand(
+      process.execPath,
+      ['--import', 'tsx', join(REPO, 'src', 'main.ts'), 'user', 'add', 'alice', '--password-stdin', '--data', data],
+      {
+        cwd: REPO,
+        env: cliEnv(),
+        input: 'alice-password\n',
+        timeoutMs: 60_000,
+      },
+    );
     assert.equal(add.code, 0, add.stderr);
     server = await startChildServer(['--data', data, '--upstream', 'none'], {
       UV_THREADPOOL_SIZE: '1',

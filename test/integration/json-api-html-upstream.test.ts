@@ -69,7 +69,10 @@ describe('JSON API for an HTML-only upstream', () => {
   test("once the wheel is cached: size and sha256 from the verified file, info from the wheel's METADATA", async () => {
     const got = await rawGet(`${l.url}/packages/plain-mirror/${wheel.filename}`);
     assert.equal(got.status, 200);
-    await eventually(async () => (await rawGet(`${l.url}/packages/plain-mirror/${wheel.filename}`, { method: 'HEAD' })).headers['x-larder-cache'] === 'hit', 'cached');
+    await eventually(
+      async () => (await rawGet(`${l.url}/packages/plain-mirror/${wheel.filename}`, { method: 'HEAD' })).headers['x-larder-cache'] === 'hit',
+      'cached',
+    );
     const doc = await api();
     const [file] = doc.urls;
     assert.equal(file!.size, wheel.size);

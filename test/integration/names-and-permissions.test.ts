@@ -19,7 +19,8 @@ import { uploadForm } from '../helpers/upload-form.js';
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(REPO, 'src', 'main.ts');
 
-const NAME_RULE = /is not a valid project name: names are 1 to 200 letters, digits, '\.', '-' or '_', starting and ending with a letter or digit \(PEP 508\)\.$/;
+const NAME_RULE =
+  /is not a valid project name: names are 1 to 200 letters, digits, '\.', '-' or '_', starting and ending with a letter or digit \(PEP 508\)\.$/;
 const LONG_NAME = 'a'.repeat(500);
 const INVALID_NAMES = ['-leading', 'trailing_', 'sp ace', 'semi;colon', 'ünï', 'a'.repeat(201), LONG_NAME];
 const LONG_VERSION = `1.${'0.'.repeat(150)}0`;
@@ -91,7 +92,11 @@ describe('project names, versions and file names from clients', () => {
     }
     const res = await fetch(`${server.url}/simple/${LONG_NAME}/`);
     assert.match(await res.text(), /^'a{30}\.\.\.a{30}' \(500 characters\) is not a valid project name/);
-    assert.deepEqual(up.requests.map((r) => r.url), [], 'nothing reached the upstream');
+    assert.deepEqual(
+      up.requests.map((r) => r.url),
+      [],
+      'nothing reached the upstream',
+    );
   });
 
   test('a name of 200 characters is valid: it is looked up upstream', async () => {
@@ -127,11 +132,16 @@ describe('project names, versions and file names from clients', () => {
     for (const suffix of ['', '.metadata', '.asc']) {
       await expectText400(
         await fetch(`${server.url}/packages/up-thing/${LONG_FILENAME}${suffix}`),
-        new RegExp(`^The file name 'acme_perm-1\\.0-x+\\.\\.\\.x+-none-any\\.whl' is too long \\(${LONG_FILENAME_BYTES} bytes\\): file names are at most 255 bytes\\.$`),
+        new RegExp(
+          `^The file name 'acme_perm-1\\.0-x+\\.\\.\\.x+-none-any\\.whl' is too long \\(${LONG_FILENAME_BYTES} bytes\\): file names are at most 255 bytes\\.$`,
+        ),
         `file${suffix}`,
       );
     }
-    assert.deepEqual(up.requests.map((r) => r.url), []);
+    assert.deepEqual(
+      up.requests.map((r) => r.url),
+      [],
+    );
     // Just within the bounds: an ordinary 404.
     assert.equal((await fetch(`${server.url}/pypi/up-thing/${'1.'.repeat(127)}0/json`)).status, 404);
   });
@@ -165,7 +175,11 @@ describe('project names, versions and file names from clients', () => {
   test('uploads: a name over 200 characters or a file name over 255 bytes is refused before the upstream is asked', async () => {
     up.clearLog();
     const wheel = await buildWheel(join(dir, 'up2'), { name: 'acme-upl', version: '1.0' });
-    let res = await fetch(`${server.url}/legacy/`, { method: 'POST', body: await uploadForm(wheel, { name: 'c'.repeat(201) }), headers: { Authorization: alice } });
+    let res = await fetch(`${server.url}/legacy/`, {
+      method: 'POST',
+      body: await uploadForm(wheel, { name: 'c'.repeat(201) }),
+      headers: { Authorization: alice },
+    });
     assert.equal(res.status, 400);
     assert.match(res.statusText, /^'c{30}\.\.\.c{30}' is an invalid value for Name\. Error: Use at most 200 characters\./);
 
@@ -174,7 +188,10 @@ describe('project names, versions and file names from clients', () => {
     res = await fetch(`${server.url}/legacy/`, { method: 'POST', body: form, headers: { Authorization: alice } });
     assert.equal(res.status, 400);
     assert.match(res.statusText, new RegExp(`^The file name '.*' is too long \\(${LONG_FILENAME_BYTES} bytes\\): file names are at most 255 bytes\\.$`));
-    assert.deepEqual(up.requests.map((r) => r.url), []);
+    assert.deepEqual(
+      up.requests.map((r) => r.url),
+      [],
+    );
   });
 
   test('CLI commands that take a project name check it', async () => {
@@ -284,7 +301,7 @@ describe('who may yank, unyank and remove', () => {
     assert.match(await r.text(), /^The user 'dave' isn't allowed to manage project 'Acme\.Perm'\.$/m);
   });
 
-  test('a token limited to another project may not manage this one, even its owner\'s', async () => {
+  test("a token limited to another project may not manage this one, even its owner's", async () => {
     const token = server.addToken('alice', ['other-project']);
     const r = await call('POST', '/api/projects/acme-perm/releases/1.0/yank', basicAuth('__token__', token));
     assert.equal(r.status, 403);

@@ -67,7 +67,11 @@ describe('operations', () => {
       assert.equal(sha256(await (await fetch(file)).arrayBuffer()), wheels[0]!.sha256);
       await server.addUser('alice', 'alice-password');
       const own = await buildWheel(join(dir, 'own'), { name: 'private-thing', version: '1.0' });
-      const up = await fetch(`${server.url}/legacy/`, { method: 'POST', body: await uploadForm(own), headers: { Authorization: basicAuth('alice', 'alice-password') } });
+      const up = await fetch(`${server.url}/legacy/`, {
+        method: 'POST',
+        body: await uploadForm(own),
+        headers: { Authorization: basicAuth('alice', 'alice-password') },
+      });
       assert.equal(up.status, 200);
       clock.advance(TOTALS_REUSE_MS + 1); // the store totals are summed afresh
       const now = await scrape();
@@ -122,7 +126,11 @@ describe('operations', () => {
     try {
       await server.addUser('alice', 'alice-password');
       const own = await buildWheel(join(dir, 'own2'), { name: 'private-big', version: '1.0', dataFile: { bytes: 2_000_000, seed: 'p' } });
-      const up = await fetch(`${server.url}/legacy/`, { method: 'POST', body: await uploadForm(own), headers: { Authorization: basicAuth('alice', 'alice-password') } });
+      const up = await fetch(`${server.url}/legacy/`, {
+        method: 'POST',
+        body: await uploadForm(own),
+        headers: { Authorization: basicAuth('alice', 'alice-password') },
+      });
       assert.equal(up.status, 200);
       upstream.clearLog();
       const blobs = new FileBlobStore(server.data);
@@ -150,7 +158,8 @@ describe('operations', () => {
 
   test('cache purge keeps private data; gc removes orphan blobs', async () => {
     const server = await startLarder({ upstream: upstream.url });
-    const cli = (...args: string[]) => runCommand(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args, '--data', server.data], { cwd: new URL('../../', import.meta.url).pathname });
+    const cli = (...args: string[]) =>
+      runCommand(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args, '--data', server.data], { cwd: new URL('../../', import.meta.url).pathname });
     try {
       await server.addUser('alice', 'alice-password');
       const own = await buildWheel(join(dir, 'own3'), { name: 'keep-me', version: '1.0' });

@@ -31,7 +31,10 @@ describe('private index over HTTP', () => {
     sdist = await buildSdist(dir, { name: 'Acme.Widgets', version: '1.0' });
     wheel2 = await buildWheel(dir, { name: 'Acme.Widgets', version: '1.1rc1' });
     for (const dist of [wheel, sdist, wheel2]) {
-      const res = await upload(dist, { classifiers: ['Programming Language :: Python :: 3', 'Topic :: Utilities'], project_urls: ['Home, https://example.test/', 'Source , https://example.test/src'] });
+      const res = await upload(dist, {
+        classifiers: ['Programming Language :: Python :: 3', 'Topic :: Utilities'],
+        project_urls: ['Home, https://example.test/', 'Source , https://example.test/src'],
+      });
       assert.equal(res.status, 200, `${dist.filename}: ${res.statusText} ${await res.text()}`);
     }
   });
@@ -234,7 +237,10 @@ describe('private index over HTTP', () => {
     assert.equal(doc.info.yanked_reason, 'broken build');
     res = await fetch(`${server.url}/api/projects/acme-widgets/releases/1.0/unyank`, { method: 'POST', headers: { Authorization: auth } });
     assert.equal(res.status, 200);
-    res = await fetch(`${server.url}/api/projects/acme-widgets/releases/1.0/yank`, { method: 'POST', headers: { Authorization: basicAuth('bob', 'bob-password') } });
+    res = await fetch(`${server.url}/api/projects/acme-widgets/releases/1.0/yank`, {
+      method: 'POST',
+      headers: { Authorization: basicAuth('bob', 'bob-password') },
+    });
     assert.equal(res.status, 403);
   });
 
@@ -259,7 +265,11 @@ describe('private index over HTTP', () => {
       const res = await fetch(`${server.url}${path}`);
       assert.ok(res.status === 400 || res.status === 404, `${path}: ${res.status}`);
     }
-    const garbage = await fetch(`${server.url}/legacy/`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'multipart/form-data; boundary=x' }, body: 'not multipart at all' });
+    const garbage = await fetch(`${server.url}/legacy/`, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'multipart/form-data; boundary=x' },
+      body: 'not multipart at all',
+    });
     assert.equal(garbage.status, 400);
     assert.ok(garbage.statusText.length > 0);
     assert.equal((await fetch(`${server.url}/health`)).status, 200);

@@ -205,7 +205,10 @@ describe('caching proxy: upstream faults', () => {
     up.clearLog();
     const ok = await get(`${l.url}/simple/retried/`);
     assert.equal(ok.status, 200);
-    assert.deepEqual(up.requestsTo('/simple/retried/').map((r) => r.status), [500, 500, 200]);
+    assert.deepEqual(
+      up.requestsTo('/simple/retried/').map((r) => r.status),
+      [500, 500, 200],
+    );
     // A 404 is an answer, not a failure: not retried.
     up.clearLog();
     assert.equal((await get(`${l.url}/simple/not-there/`)).status, 404);
@@ -237,7 +240,10 @@ describe('caching proxy: upstream faults', () => {
     await eventually(() => blobKept(l, big.sha256), 'the verified file is kept');
   });
 
-  for (const [label, dist] of [['small', () => small], ['large', () => big]] as const) {
+  for (const [label, dist] of [
+    ['small', () => small],
+    ['large', () => big],
+  ] as const) {
     test(`a ${label} file with the wrong hash: nothing kept, the response aborted or 502, a later good download works`, async () => {
       const l = await larder();
       const d = dist();

@@ -100,7 +100,10 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
     const page = await get(`${l.url}/simple/acme-internal/`, { Accept: PIP_ACCEPT });
     assert.equal(page.status, 200);
     const doc = json<SimpleDoc>(page);
-    assert.deepEqual(doc.files.map((f) => f.filename), [dists.acmePrivate!.filename]);
+    assert.deepEqual(
+      doc.files.map((f) => f.filename),
+      [dists.acmePrivate!.filename],
+    );
     assert.deepEqual(doc.versions, ['1.0']);
     assert.equal(page.headers['x-larder-cache'], undefined, 'a private page is not a proxied response');
     assert.ok(Number(page.headers['x-pypi-last-serial']) < 999_999, "larder's serial, not the upstream's");
@@ -147,7 +150,10 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
 
     // Only an administrator may allow it.
     assert.equal((await allowName(l, 'public-lib', alice)).status, 403);
-    assert.equal((await fetch(`${l.url}/api/allowed-names`, { method: 'POST', body: '{"name":"public-lib"}', headers: { 'Content-Type': 'application/json' } })).status, 401);
+    assert.equal(
+      (await fetch(`${l.url}/api/allowed-names`, { method: 'POST', body: '{"name":"public-lib"}', headers: { 'Content-Type': 'application/json' } })).status,
+      401,
+    );
     const allowed = await allowName(l, 'Public_Lib', admin);
     assert.equal(allowed.status, 200, await allowed.clone().text());
     assert.deepEqual(await allowed.json(), { allowed: 'public-lib' });
@@ -157,7 +163,10 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
     // And now the private project shadows the upstream one.
     const shadowed = await get(`${l.url}/simple/public-lib/`, { Accept: PIP_ACCEPT });
     const doc = json<SimpleDoc>(shadowed);
-    assert.deepEqual(doc.files.map((f) => f.filename), [dists.publicLibPrivate!.filename]);
+    assert.deepEqual(
+      doc.files.map((f) => f.filename),
+      [dists.publicLibPrivate!.filename],
+    );
     // Clients saw the upstream project's serial (2000) before: the project's serial does not go down.
     assert.ok(Number(shadowed.headers['x-pypi-last-serial']) > 2000, String(shadowed.headers['x-pypi-last-serial']));
 
@@ -188,10 +197,7 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
     const page = await get(`${l.url}/simple/shared-lib/`, { Accept: PIP_ACCEPT });
     assert.equal(page.status, 200);
     const doc = json<SimpleDoc>(page);
-    assert.deepEqual(
-      doc.files.map((f) => f.filename).sort(),
-      [dists.sharedUp1!.filename, dists.sharedUp2!.filename, dists.sharedPrivate!.filename].sort(),
-    );
+    assert.deepEqual(doc.files.map((f) => f.filename).sort(), [dists.sharedUp1!.filename, dists.sharedUp2!.filename, dists.sharedPrivate!.filename].sort());
     for (const f of doc.files) assert.ok(f.url.startsWith(`${l.url}/packages/shared-lib/`), f.url);
     assert.equal(up.requestsTo('/simple/shared-lib/').length, 1);
     assert.ok(Number(page.headers['x-pypi-last-serial']) >= 3000, 'the serial is at least the upstream one');
@@ -211,7 +217,10 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
     assert.equal((await allowName(plain, 'shared-lib', admin)).status, 200);
     assert.equal((await upload(plain, dists.sharedPrivate!)).status, 200);
     const hidden = json<SimpleDoc>(await get(`${plain.url}/simple/shared-lib/`, { Accept: PIP_ACCEPT }));
-    assert.deepEqual(hidden.files.map((f) => f.filename), [dists.sharedPrivate!.filename]);
+    assert.deepEqual(
+      hidden.files.map((f) => f.filename),
+      [dists.sharedPrivate!.filename],
+    );
     assert.equal((await get(`${plain.url}/packages/shared-lib/${dists.sharedUp2!.filename}`)).status, 404);
   });
 
@@ -245,7 +254,9 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
     try {
       const res = await get(`${l.url}/simple/`, { Accept: PIP_ACCEPT });
       assert.equal(res.status, 200, res.body.toString());
-      const names = json<{ projects: { name: string }[] }>(res).projects.map((p) => normalizeName(p.name)).sort();
+      const names = json<{ projects: { name: string }[] }>(res)
+        .projects.map((p) => normalizeName(p.name))
+        .sort();
       assert.deepEqual(names, ['brand-new-name', 'other-lib']);
     } finally {
       await up.setFault(null);

@@ -282,13 +282,14 @@ describe('caching proxy: index pages', () => {
     // Slow the page a little so all 20 arrive while the first fetch is in flight.
     await up.setFault({ kind: 'slow', delayMs: 300, pathPrefix: `/simple/${name}/`, count: 1 });
     up.clearLog();
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => get(`${l.url}/simple/${name}/`, { Accept: i % 2 ? PIP_ACCEPT : 'text/html' })),
-    );
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => get(`${l.url}/simple/${name}/`, { Accept: i % 2 ? PIP_ACCEPT : 'text/html' })));
     for (const got of answers) assert.equal(got.status, 200);
     assert.equal(pageRequests(up, name).length, 1);
     const states = answers.map(cacheState);
-    assert.ok(states.every((s) => s === 'miss' || s === 'hit'), `states: ${states.join(',')}`);
+    assert.ok(
+      states.every((s) => s === 'miss' || s === 'hit'),
+      `states: ${states.join(',')}`,
+    );
     const json = answers.filter((_, i) => i % 2).map((g) => JSON.parse(g.body.toString()) as SimpleDoc);
     for (const doc of json) assert.equal(doc.files[0]!.hashes.sha256, w.sha256);
     await up.setFault(null);
@@ -358,35 +359,35 @@ describe('caching proxy: index pages', () => {
     assert.equal(release.status, 200);
     const rel = JSON.parse(release.body.toString()) as { info: { version: string }; urls: { filename: string }[] };
     assert.equal(rel.info.version, '1.0');
-    assert.deepEqual(rel.urls.map((u) => u.filename), [app.filename]);
+    assert.deepEqual(
+      rel.urls.map((u) => u.filename),
+      [app.filename],
+    );
 
     const missing = await get(`${l.url}/pypi/nothing-here/json`);
     assert.equal(missing.status, 404);
     assert.deepEqual(JSON.parse(missing.body.toString()), { message: 'Not Found' });
   });
 
-  test(
-    'JSON API: /pypi/<p>/<v>/json of an older release carries that release\'s metadata (upstream /pypi/<p>/<v>/json or its .metadata)',
-    async () => {
-      const l = await larder();
-      const release = await get(`${l.url}/pypi/app/1.0/json`);
-      assert.equal(release.status, 200);
-      const rel = JSON.parse(release.body.toString()) as { info: { version: string; summary: string; requires_dist: string[] | null } };
-      assert.equal(rel.info.version, '1.0');
-      assert.equal(rel.info.summary, 'the app');
-      assert.deepEqual(rel.info.requires_dist, ['appdep']);
+  test("JSON API: /pypi/<p>/<v>/json of an older release carries that release's metadata (upstream /pypi/<p>/<v>/json or its .metadata)", async () => {
+    const l = await larder();
+    const release = await get(`${l.url}/pypi/app/1.0/json`);
+    assert.equal(release.status, 200);
+    const rel = JSON.parse(release.body.toString()) as { info: { version: string; summary: string; requires_dist: string[] | null } };
+    assert.equal(rel.info.version, '1.0');
+    assert.equal(rel.info.summary, 'the app');
+    assert.deepEqual(rel.info.requires_dist, ['appdep']);
 
-      const noApi = await startFakeUpstream({ jsonApi: false });
-      upstreams.push(noApi);
-      noApi.addProject('App', [app, app2]);
-      const built = await larder({ upstreamJsonApi: null }, noApi);
-      const old = await get(`${built.url}/pypi/app/1.0/json`);
-      assert.equal(old.status, 200, old.body.toString());
-      const fromMetadata = JSON.parse(old.body.toString()) as { info: { version: string; summary: string; requires_dist: string[] | null } };
-      assert.equal(fromMetadata.info.summary, 'the app');
-      assert.deepEqual(fromMetadata.info.requires_dist, ['appdep']);
-    },
-  );
+    const noApi = await startFakeUpstream({ jsonApi: false });
+    upstreams.push(noApi);
+    noApi.addProject('App', [app, app2]);
+    const built = await larder({ upstreamJsonApi: null }, noApi);
+    const old = await get(`${built.url}/pypi/app/1.0/json`);
+    assert.equal(old.status, 200, old.body.toString());
+    const fromMetadata = JSON.parse(old.body.toString()) as { info: { version: string; summary: string; requires_dist: string[] | null } };
+    assert.equal(fromMetadata.info.summary, 'the app');
+    assert.deepEqual(fromMetadata.info.requires_dist, ['appdep']);
+  });
 
   test('JSON API built from the simple page and .metadata when the upstream has no JSON API', async () => {
     const noApi = await startFakeUpstream({ jsonApi: false });

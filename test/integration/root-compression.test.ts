@@ -63,9 +63,6 @@ describe('/simple/ compressed', () => {
   test('each form is compressed once per list version: one plain and one gzip file per format on disk', async () => {
     await rawGet(`${l.url}/simple/`, { headers: { Accept: 'text/html', 'Accept-Encoding': 'gzip' } });
     const files = (await readdir(join(dir, 'data', 'cache'))).filter((f) => f.startsWith('root-'));
-    assert.deepEqual(
-      files.map((f) => f.replace(/^root-[0-9a-f]+/, 'root')).sort(),
-      ['root.html', 'root.html.gz', 'root.json', 'root.json.gz'],
-    );
+    assert.deepEqual(files.map((f) => f.replace(/^root-[0-9a-f]+/, 'root')).sort(), ['root.html', 'root.html.gz', 'root.json', 'root.json.gz']);
   });
 });

@@ -107,7 +107,7 @@ async function dataState(data: string): Promise<{ blobs: string[]; records: Reco
     } catch {
       return;
     }
-    for (const n of names) (/^[0-9a-f]{64}$/.test(n) ? blobs.push(n) : walk(join(dir, n)));
+    for (const n of names) /^[0-9a-f]{64}$/.test(n) ? blobs.push(n) : walk(join(dir, n));
   };
   walk(join(data, 'blobs'));
   const storage = openStorage(data);
@@ -239,15 +239,27 @@ describe('export and import (larder export / larder import)', () => {
       assert.equal(sha256(archive.bytes.subarray(e.dataOffset, e.dataOffset + e.size)), m.sha256, m.name);
     }
     assert.equal(new Set(archive.blobs()).size, archive.blobs().length, 'each blob once');
-    assert.equal(archive.records('upstream-docs').some((r) => JSON.stringify(r.k) === '["root"]'), false);
+    assert.equal(
+      archive.records('upstream-docs').some((r) => JSON.stringify(r.k) === '["root"]'),
+      false,
+    );
     assert.ok(archive.records('upstream-files').length >= 3, 'cached wheels and their .metadata');
 
     target1 = await mkdtemp(join(tmpdir(), 'larder-transfer-target-'));
     const imported = await larderCli(['import', archivePath, '--data', target1, '--progress-interval', '0']);
     assert.equal(imported.code, 0, output(imported));
     assert.match(imported.stdout, new RegExp(`^verified ${archive.entries.length} entries`, 'm'));
-    assert.match(imported.stdout, new RegExp(`^added ${files.length} files, ${header.counts.records['upstream-docs']! + header.counts.records['upstream-files']!} cache entries; skipped 0 identical files, 0 conflicts$`, 'm'));
-    assert.ok(lines(imported.stderr).some((l) => /^import: \d+\/\d+ files, .*imported in/.test(l)), imported.stderr);
+    assert.match(
+      imported.stdout,
+      new RegExp(
+        `^added ${files.length} files, ${header.counts.records['upstream-docs']! + header.counts.records['upstream-files']!} cache entries; skipped 0 identical files, 0 conflicts$`,
+        'm',
+      ),
+    );
+    assert.ok(
+      lines(imported.stderr).some((l) => /^import: \d+\/\d+ files, .*imported in/.test(l)),
+      imported.stderr,
+    );
 
     const storage = openStorage(target1);
     const { index: meta, blobs } = storage;
@@ -288,7 +300,11 @@ describe('export and import (larder export / larder import)', () => {
     const offline = await startLarder({ upstream: 'http://127.0.0.1:9/simple/', offline: true }, target1);
     larders.push(offline);
     try {
-      for (const [project, dist] of [['acme-one', oneWheel], ['up-app', upApp], ['up-dep', upDep]] as const) {
+      for (const [project, dist] of [
+        ['acme-one', oneWheel],
+        ['up-app', upApp],
+        ['up-dep', upDep],
+      ] as const) {
         const res = await fetch(`${offline.url}/simple/${project}/`, { headers: { Accept: JSON_ACCEPT } });
         assert.equal(res.status, 200, project);
         const page = (await res.json()) as { files: { filename: string; url: string }[] };
@@ -326,7 +342,10 @@ describe('export and import (larder export / larder import)', () => {
     const res = await fetch(`${target.url}/simple/acme-one/`, { headers: { Accept: JSON_ACCEPT } });
     const page = (await res.json()) as { files: { filename: string; hashes: { sha256: string } }[] };
     assert.equal(page.files.find((f) => f.filename === oneWheel.filename)!.hashes.sha256, mine.sha256);
-    assert.ok(page.files.some((f) => f.filename === oneSdist.filename), 'the sdist from the archive was added');
+    assert.ok(
+      page.files.some((f) => f.filename === oneSdist.filename),
+      'the sdist from the archive was added',
+    );
     assert.equal((await fetch(`${target.url}/simple/acme-two/`)).status, 200);
     assert.ok(target.larder.meta.lastSerial() > serialBefore, 'serials only grow');
     const wheel = await fetch(`${target.url}/packages/acme-one/${oneWheel.filename}`);
@@ -368,8 +387,16 @@ describe('export and import (larder export / larder import)', () => {
 
     const blobName = blob.name.slice('blobs/'.length);
     const cases: [string, Buffer, RegExp][] = [
-      ['flipped', flipped, new RegExp(`^larder: import refused: blobs/${blobName} has sha256 [0-9a-f]{64} but the manifest says ${blobName}; nothing was imported$`)],
-      ['truncated', truncated, new RegExp(`^larder: import refused: the archive is damaged or truncated \\(in entry blobs/${blobName.slice(0, 12)}…\\): .+; nothing was imported$`)],
+      [
+        'flipped',
+        flipped,
+        new RegExp(`^larder: import refused: blobs/${blobName} has sha256 [0-9a-f]{64} but the manifest says ${blobName}; nothing was imported$`),
+      ],
+      [
+        'truncated',
+        truncated,
+        new RegExp(`^larder: import refused: the archive is damaged or truncated \\(in entry blobs/${blobName.slice(0, 12)}…\\): .+; nothing was imported$`),
+      ],
       ['no-manifest', noManifest, /^larder: import refused: manifest\.json is missing \(the archive is truncated or incomplete\); nothing was imported$/],
       ['edited', edited, /^larder: import refused: records\/files\.jsonl has sha256 [0-9a-f]{64} but the manifest says [0-9a-f]{64}; nothing was imported$/],
       ['future', future, /^larder: import refused: the archive has format version 7; this larder reads version 1; nothing was imported$/],
@@ -406,7 +433,10 @@ describe('export and import (larder export / larder import)', () => {
 
     const recordNames = (a: Archive) => a.entries.filter((e) => e.name.startsWith('records/')).map((e) => e.name);
     const priv = await readArchive(paths.priv);
-    assert.deepEqual(recordNames(priv), ['projects', 'releases', 'files', 'deleted-files', 'allowed-names'].map((d) => `records/${d}.jsonl`));
+    assert.deepEqual(
+      recordNames(priv),
+      ['projects', 'releases', 'files', 'deleted-files', 'allowed-names'].map((d) => `records/${d}.jsonl`),
+    );
     const privBlobs = new Set(priv.records('files').flatMap((f) => [f.v.sha256, f.v.metadataSha256].filter(Boolean) as string[]));
     assert.deepEqual(new Set(priv.blobs()), privBlobs);
     assert.ok(!priv.blobs().includes(upApp.sha256));
@@ -419,7 +449,10 @@ describe('export and import (larder export / larder import)', () => {
 
     const proj = await readArchive(paths.proj);
     assert.deepEqual(proj.header.options.projects, ['acme-one', 'up-app']);
-    assert.deepEqual(proj.records('projects').map((r) => r.k), ['acme-one']);
+    assert.deepEqual(
+      proj.records('projects').map((r) => r.k),
+      ['acme-one'],
+    );
     assert.deepEqual(new Set(proj.records('files').map((r) => r.v.project)), new Set(['acme-one']));
     // acme-one may have a cached "not upstream" answer (asked when it was first uploaded): that is its cache part.
     const docNames = new Set(proj.records('upstream-docs').map((r) => (r.k as string[])[1]));
@@ -428,7 +461,10 @@ describe('export and import (larder export / larder import)', () => {
     assert.ok(!proj.blobs().includes(upDep.sha256) && !proj.blobs().includes(twoWheel.sha256));
 
     const users = await readArchive(paths.users);
-    assert.deepEqual(users.records('users').map((r) => r.k), ['alice']);
+    assert.deepEqual(
+      users.records('users').map((r) => r.k),
+      ['alice'],
+    );
     assert.equal(users.records('users')[0]!.v.passwordHash, source.larder.meta.getUser('alice')!.passwordHash);
 
     // A cache-only import brings no private project; a users import brings alice along.
@@ -442,8 +478,14 @@ describe('export and import (larder export / larder import)', () => {
       assert.equal(s1.records.projects!.length, 0);
       assert.equal(s1.records['upstream-files']!.length, cache.records('upstream-files').length);
       const s2 = await dataState(t2);
-      assert.deepEqual(s2.records.projects!.map((r) => JSON.parse(r)[0]), ['acme-two']);
-      assert.deepEqual(s2.records.users!.map((r) => JSON.parse(r)[0]), ['alice']);
+      assert.deepEqual(
+        s2.records.projects!.map((r) => JSON.parse(r)[0]),
+        ['acme-two'],
+      );
+      assert.deepEqual(
+        s2.records.users!.map((r) => JSON.parse(r)[0]),
+        ['alice'],
+      );
       assert.equal(s2.records['upstream-docs']!.length, 0);
     } finally {
       await rm(t1, { recursive: true, force: true });
@@ -538,7 +580,12 @@ describe('every record kind round-trips through export and import into an empty 
     signed = await buildWheel(join(dir, 'p'), { name: 'Acme.RT', version: '1.0' });
     reserved = await buildWheel(join(dir, 'p'), { name: 'Acme.RT', version: '0.9' });
     const gone = await buildWheel(join(dir, 'p'), { name: 'acme-gone', version: '1.0' });
-    for (const [dist, sig] of [[signed, true], [await buildSdist(join(dir, 'p'), { name: 'Acme.RT', version: '1.0' }), false], [reserved, false], [gone, false]] as const) {
+    for (const [dist, sig] of [
+      [signed, true],
+      [await buildSdist(join(dir, 'p'), { name: 'Acme.RT', version: '1.0' }), false],
+      [reserved, false],
+      [gone, false],
+    ] as const) {
       const res = await upload(source, dist, alice, sig);
       assert.equal(res.status, 200, `${dist.filename}: ${res.statusText}`);
     }
@@ -550,13 +597,23 @@ describe('every record kind round-trips through export and import into an empty 
 
     // The cache: the project page, the project's JSON document, the older release's own JSON document
     // and the newer release's wheel and .metadata.
-    for (const path of ['/simple/up-lib/', '/pypi/up-lib/json', '/pypi/up-lib/1.0/json', `/packages/up-lib/${upNew.filename}`, `/packages/up-lib/${upNew.filename}.metadata`]) {
+    for (const path of [
+      '/simple/up-lib/',
+      '/pypi/up-lib/json',
+      '/pypi/up-lib/1.0/json',
+      `/packages/up-lib/${upNew.filename}`,
+      `/packages/up-lib/${upNew.filename}.metadata`,
+    ]) {
       const res = await fetch(`${source.url}${path}`);
       assert.equal(res.status, 200, path);
       await res.arrayBuffer();
     }
     // Cache writes are asynchronous; the export reads what is committed.
-    const docs = [{ kind: 'page', project: 'up-lib' }, { kind: 'releases', project: 'up-lib' }, { kind: 'release', project: 'up-lib', version: '1.0' }];
+    const docs = [
+      { kind: 'page', project: 'up-lib' },
+      { kind: 'releases', project: 'up-lib' },
+      { kind: 'release', project: 'up-lib', version: '1.0' },
+    ];
     await eventually(() => {
       const docKeys = [...records(source.larder.storage, 'upstream-docs').keys()];
       return docs.every((id) => docKeys.includes(JSON.stringify(id))) && records(source.larder.storage, 'upstream-files').size === 2;
@@ -604,7 +661,11 @@ describe('every record kind round-trips through export and import into an empty 
     const file = targetStorage.index.getFile('acme-rt', signed.filename)!;
     assert.equal(file.metadataSha256, signed.metadataSha256);
     assert.equal(file.signatureSha256, sha256(signature));
-    for (const [suffix, digest] of [['', signed.sha256], ['.metadata', signed.metadataSha256], ['.asc', sha256(signature)]] as const) {
+    for (const [suffix, digest] of [
+      ['', signed.sha256],
+      ['.metadata', signed.metadataSha256],
+      ['.asc', sha256(signature)],
+    ] as const) {
       const res = await fetch(`${offline.url}/packages/acme-rt/${signed.filename}${suffix}`);
       assert.equal(res.status, 200, suffix);
       assert.equal(sha256(Buffer.from(await res.arrayBuffer())), digest, suffix);

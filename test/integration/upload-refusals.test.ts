@@ -35,8 +35,7 @@ function blobFiles(data: string): string[] {
 }
 
 /** A wheel named for `name` and `version` whose METADATA is `metadata` instead. */
-const wheelWithMetadata = (dir: string, name: string, version: string, metadata: string) =>
-  buildWheel(dir, { name, version, metadataOverride: metadata });
+const wheelWithMetadata = (dir: string, name: string, version: string, metadata: string) => buildWheel(dir, { name, version, metadataOverride: metadata });
 
 describe('refused uploads leave no blob', () => {
   let dir: string;
@@ -105,7 +104,10 @@ describe('refused uploads leave no blob', () => {
   test('a file name once deleted: 400, no blob (file and signature)', async () => {
     const wheel = await buildWheel(join(dir, 'e'), { name: 'acme-ref', version: '2.0' });
     assert.equal((await upload(wheel, alice, {}, Buffer.from('signature one'))).status, 200);
-    const removed = await fetch(`${server.url}/api/projects/acme-ref/releases/2.0/files/${wheel.filename}`, { method: 'DELETE', headers: { Authorization: alice } });
+    const removed = await fetch(`${server.url}/api/projects/acme-ref/releases/2.0/files/${wheel.filename}`, {
+      method: 'DELETE',
+      headers: { Authorization: alice },
+    });
     assert.equal(removed.status, 200, await removed.text());
     const again = await buildWheel(join(dir, 'e2'), { name: 'acme-ref', version: '2.0', modules: { 'acme_ref/__init__.py': 'AGAIN = 1\n' } });
     await refusedCleanly(() => upload(again, alice, {}, Buffer.from('signature two')), 400, /previously used by a file that has since been deleted/);
@@ -218,8 +220,22 @@ describe('publisher: when the final transaction still refuses', () => {
         pyversion: ['py3'],
         sha256_digest: [ours.sha256],
       },
-      content: { path: contentPath, filename: ours.filename, contentType: 'application/octet-stream', size: ours.size, md5: ours.md5, sha256: ours.sha256, blake2b_256: ours.blake2b_256 },
-      signature: { path: signaturePath, filename: `${ours.filename}.asc`, contentType: 'application/octet-stream', ...(await digestBuffer(signature)), size: signature.length },
+      content: {
+        path: contentPath,
+        filename: ours.filename,
+        contentType: 'application/octet-stream',
+        size: ours.size,
+        md5: ours.md5,
+        sha256: ours.sha256,
+        blake2b_256: ours.blake2b_256,
+      },
+      signature: {
+        path: signaturePath,
+        filename: `${ours.filename}.asc`,
+        contentType: 'application/octet-stream',
+        ...(await digestBuffer(signature)),
+        size: signature.length,
+      },
       cleanup: async () => {},
     });
 

@@ -103,7 +103,10 @@ describe('upstream bounds', () => {
         maxDocumentBytes: 512,
         maxRootBytes: 64 * 1024,
       });
-      await assert.rejects(source.fetchProject('wordy' as ProjectName), (err: unknown) => err instanceof UpstreamError && /larger than 512 B/.test(err.message));
+      await assert.rejects(
+        source.fetchProject('wordy' as ProjectName),
+        (err: unknown) => err instanceof UpstreamError && /larger than 512 B/.test(err.message),
+      );
       const root = await source.fetchRoot();
       assert.equal(root.status, 'ok');
       if (root.status !== 'ok') return;

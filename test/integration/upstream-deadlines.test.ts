@@ -108,10 +108,14 @@ describe('upstream deadlines', () => {
     assert.ok(stale.ms >= STALE_WAIT - 50 && stale.ms < STALE_WAIT + SLACK, `answered in ${stale.ms} ms`);
     // The revalidation that was under way finishes in the background: once it has landed, the answer is fresh, from memory.
     let fresh = stale;
-    await eventually(async () => {
-      fresh = await rawGet(`${l.url}/simple/stale/`, { headers: { Accept: PIP_ACCEPT } });
-      return fresh.headers['x-larder-cache'] === 'hit';
-    }, 'the background revalidation lands in the cache', DEADLINE);
+    await eventually(
+      async () => {
+        fresh = await rawGet(`${l.url}/simple/stale/`, { headers: { Accept: PIP_ACCEPT } });
+        return fresh.headers['x-larder-cache'] === 'hit';
+      },
+      'the background revalidation lands in the cache',
+      DEADLINE,
+    );
     assert.notEqual(fresh.headers['x-pypi-last-serial'], first.headers['x-pypi-last-serial']);
     assert.equal(up.requestsTo('/simple/stale/').length, 1, 'one revalidation');
   });

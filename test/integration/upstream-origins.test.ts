@@ -115,9 +115,13 @@ describe('where files may come from', () => {
   });
 
   test('file: links on a page are dropped, never offered nor fetched', () => {
-    const html = '<html><body><a href="file:///etc/passwd#sha256=aa">elsewhere-1.0-py3-none-any.whl</a><a href="https://x.example/elsewhere-1.0.tar.gz">elsewhere-1.0.tar.gz</a></body></html>';
+    const html =
+      '<html><body><a href="file:///etc/passwd#sha256=aa">elsewhere-1.0-py3-none-any.whl</a><a href="https://x.example/elsewhere-1.0.tar.gz">elsewhere-1.0.tar.gz</a></body></html>';
     const page = parseProjectPage(html, 'text/html', { pageUrl: 'https://x.example/simple/elsewhere/', projectName: 'elsewhere' });
-    assert.deepEqual(page.files.map((f) => f.filename), ['elsewhere-1.0.tar.gz']);
+    assert.deepEqual(
+      page.files.map((f) => f.filename),
+      ['elsewhere-1.0.tar.gz'],
+    );
   });
 
   test('the rule: the upstream origin and its JSON API, the listed origins, and files.pythonhosted.org only for pypi.org', () => {

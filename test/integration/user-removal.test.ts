@@ -46,7 +46,7 @@ describe('removing a user', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('a user re-added under a removed name cannot yank or upload to the old user\'s project', async () => {
+  test("a user re-added under a removed name cannot yank or upload to the old user's project", async () => {
     await server.addUser('alice', 'old-alice-password');
     await server.addUser('carol', 'old-carol-password');
     const res = await upload(v10, basicAuth('alice', 'old-alice-password'));

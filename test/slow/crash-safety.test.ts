@@ -28,7 +28,6 @@ const SMALL_PER_ROUND = 40;
 const LARGE_PER_ROUND = 3;
 const LARGE_BYTES = 20_000_000;
 
-
 const sha256File = async (path: string): Promise<string> => {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
@@ -38,7 +37,10 @@ const sha256File = async (path: string): Promise<string> => {
 /** Every regular file under `dir`, as paths relative to it. */
 async function walk(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name))).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
 }
 
 const startServe = (data: string) => startChildServer(['--upstream', 'none', '--data', data]);
@@ -202,7 +204,10 @@ describe('crash safety: SIGKILL while uploads are in flight', () => {
     tmp = await mkdtemp(join(tmpdir(), 'larder-crash-'));
     data = join(tmp, 'data');
     const opts = { cwd: REPO, env: cliEnv(), timeoutMs: 60_000 };
-    const user = await runCommand(process.execPath, ['--import', 'tsx', MAIN, 'user', 'add', 'crash', '--password-stdin', '--data', data], { ...opts, input: 'crash-password-1\n' });
+    const user = await runCommand(process.execPath, ['--import', 'tsx', MAIN, 'user', 'add', 'crash', '--password-stdin', '--data', data], {
+      ...opts,
+      input: 'crash-password-1\n',
+    });
     assert.equal(user.code, 0, user.stderr);
     const created = await runCommand(process.execPath, ['--import', 'tsx', MAIN, 'token', 'create', 'crash', '--data', data], opts);
     assert.equal(created.code, 0, created.stderr);
@@ -218,7 +223,11 @@ describe('crash safety: SIGKILL while uploads are in flight', () => {
     const dists = join(tmp, `dists-${index}`);
     const small = await Promise.all(
       Array.from({ length: SMALL_PER_ROUND }, (_, i) =>
-        buildWheel(dists, { name: `crash-p${i % SMALL_PROJECTS}`, version: `${index}.${i}`, extraFiles: { [`crash_p${i % SMALL_PROJECTS}/pad.txt`]: 'x'.repeat(randomInt(100, 50_000)) } }),
+        buildWheel(dists, {
+          name: `crash-p${i % SMALL_PROJECTS}`,
+          version: `${index}.${i}`,
+          extraFiles: { [`crash_p${i % SMALL_PROJECTS}/pad.txt`]: 'x'.repeat(randomInt(100, 50_000)) },
+        }),
       ),
     );
     const large: BuiltDist[] = [];

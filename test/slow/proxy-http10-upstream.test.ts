@@ -55,7 +55,10 @@ async function round(n: number, framing: Framing, work: string, up: FakeUpstream
   const why = () => `larder ${JSON.stringify(larder.exitStatus())}:\n${larder.output().slice(-4000)}`;
   try {
     const pages = await Promise.all(dists.map((d) => slowGet(`${larder.url}/simple/${d.name}/`, 1)));
-    assert.ok(pages.every((p) => p.status === 200), `${JSON.stringify(pages)}\n${why()}`);
+    assert.ok(
+      pages.every((p) => p.status === 200),
+      `${JSON.stringify(pages)}\n${why()}`,
+    );
     // Half the files one after another, as pip fetches them; then the other half (and the first half again,
     // from the cache) all at once, several slow clients per file.
     const got: [BuiltDist, Download][] = [];
@@ -63,10 +66,10 @@ async function round(n: number, framing: Framing, work: string, up: FakeUpstream
     assert.equal(larder.alive(), true, `larder died\n${why()}`);
     const concurrent = await Promise.all(
       dists.flatMap((d) =>
-        Array.from({ length: CLIENTS_PER_FILE }, async (_, c): Promise<[BuiltDist, Download]> => [
-          d,
-          await slowGet(`${larder.url}/packages/${d.name}/${d.filename}`, 1 + c * 2),
-        ]),
+        Array.from(
+          { length: CLIENTS_PER_FILE },
+          async (_, c): Promise<[BuiltDist, Download]> => [d, await slowGet(`${larder.url}/packages/${d.name}/${d.filename}`, 1 + c * 2)],
+        ),
       ),
     );
     assert.equal(larder.alive(), true, `larder died\n${why()}`);
@@ -77,7 +80,10 @@ async function round(n: number, framing: Framing, work: string, up: FakeUpstream
     }
     const files = up.requestsTo('/files/');
     assert.equal(files.length, FILES, 'each file came from the upstream once');
-    assert.ok(files.every((r) => r.framing === framing && r.completed), 'the upstream sent every file whole');
+    assert.ok(
+      files.every((r) => r.framing === framing && r.completed),
+      'the upstream sent every file whole',
+    );
     assert.equal((await fetch(`${larder.url}/health`)).status, 200, why());
     assert.deepEqual(await larder.stop('SIGTERM'), { code: 0, signal: null }, why());
   } finally {

@@ -77,7 +77,7 @@ describe('the fake upstream with a pypi.org-sized list', () => {
       const res = await get(upstream.url, { headers: { Accept: JSON_TYPE } });
       assert.equal(res.headers['content-length'], undefined);
       const doc = JSON.parse(res.body.toString());
-      assert.equal(doc.projects.length, 600_001, "the filler names and fx-app");
+      assert.equal(doc.projects.length, 600_001, 'the filler names and fx-app');
       assert.equal(doc.projects.at(-1).name, 'pkg-600000');
       const again = await get(upstream.url, { headers: { Accept: JSON_TYPE, 'If-None-Match': res.headers.etag! } });
       assert.equal(again.status, 304);

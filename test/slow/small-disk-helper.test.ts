@@ -35,7 +35,10 @@ test('small disk: larder on a private tmpfs that the test fills and frees; no mo
 
   const empty = await disk.free();
   assert.ok(empty <= DEFAULT_DISK_BYTES && empty > DEFAULT_DISK_BYTES - 2 * MiB, `free on a fresh disk: ${empty}`);
-  assert.ok((await disk.files()).some((f) => f.path.startsWith('meta/')), 'larder wrote its metadata store there');
+  assert.ok(
+    (await disk.files()).some((f) => f.path.startsWith('meta/')),
+    'larder wrote its metadata store there',
+  );
 
   const left = await disk.fill(5 * MiB);
   assert.ok(Math.abs(left - 5 * MiB) <= SLACK, `free after fill(5 MiB): ${left}`);
@@ -52,7 +55,10 @@ test('small disk: larder on a private tmpfs that the test fills and frees; no mo
     await writeFile(join(disk.hostPath, 'probe'), 'x');
   });
   const listed = await disk.files();
-  assert.ok(listed.some((f) => f.path.endsWith('probe') && f.size === 1), JSON.stringify(listed));
+  assert.ok(
+    listed.some((f) => f.path.endsWith('probe') && f.size === 1),
+    JSON.stringify(listed),
+  );
   assert.ok(!listed.some((f) => f.path.includes('filler')), 'the filler is not listed');
   assert.ok((await disk.files('meta')).every((f) => f.path.startsWith('meta/')));
 

@@ -72,7 +72,12 @@ describe('authenticator', () => {
     assert.equal(hasher.jobsFinished, before + 2);
     assert.equal(await auth.authenticate(password('nobody', 'alice-password'), '10.0.0.1'), null);
     assert.equal(hasher.jobsFinished, before + 3);
-    assert.deepEqual(await auth.authenticate(password('alice', 'alice-password'), '10.0.0.1'), { user: 'alice', admin: false, tokenProjects: null, viaToken: false });
+    assert.deepEqual(await auth.authenticate(password('alice', 'alice-password'), '10.0.0.1'), {
+      user: 'alice',
+      admin: false,
+      tokenProjects: null,
+      viaToken: false,
+    });
     assert.equal(hasher.jobsFinished, before + 4);
     // Good credentials are remembered.
     assert.ok(await auth.authenticate(password('alice', 'alice-password'), '10.0.0.1'));
@@ -104,7 +109,10 @@ describe('authenticator', () => {
     counting.release();
     const results = await settled;
     assert.equal(counting.calls, 3);
-    assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as LarderError).status)), [null, null, null, 429, 429, 429, 429, 429]);
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as LarderError).status)),
+      [null, null, null, 429, 429, 429, 429, 429],
+    );
   });
 
   test('concurrent requests with the same good password share one hash and count no failure', async () => {

@@ -58,7 +58,10 @@ describe('password hasher', () => {
       const jobs = Array.from({ length: 6 }, () => hasher.verify('pw-123456', stored));
       const results = await Promise.allSettled(jobs);
       // One runs, two wait, three find the queue full.
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected'],
+      );
       for (const r of results.slice(3)) {
         const err = (r as PromiseRejectedResult).reason as LarderError;
         assert.ok(err instanceof LarderError);
@@ -96,7 +99,7 @@ describe('password hasher', () => {
     assert.equal(r.stdout.trim(), 'scrypt true');
   });
 
-  test('Larder.close stops the app\'s hashing worker', { skip: !existsSync('/proc/self/task') && 'needs Linux /proc' }, async () => {
+  test("Larder.close stops the app's hashing worker", { skip: !existsSync('/proc/self/task') && 'needs Linux /proc' }, async () => {
     const threads = () => readdirSync('/proc/self/task').length;
     const server = await startLarder();
     try {

@@ -129,7 +129,14 @@ describe('CachedSource', () => {
     await first.getReleases(name);
     // Entries are written to the store in the background.
     const stored = () => cachedSource(new FakeUpstream('https://upstream.test/pypi/'), true);
-    await eventually(async () => stored().cachedPage(name) !== null && (await stored().getReleases(name).catch(() => null)) !== null, 'the page and the JSON document stored');
+    await eventually(
+      async () =>
+        stored().cachedPage(name) !== null &&
+        (await stored()
+          .getReleases(name)
+          .catch(() => null)) !== null,
+      'the page and the JSON document stored',
+    );
     const offline = new FakeUpstream('https://upstream.test/pypi/');
     const second = cachedSource(offline, true);
     assert.deepEqual(second.cachedPage(name), online.page);

@@ -40,7 +40,7 @@ function demo(): { inner: FakeSource; source: JsonApiFromPages; warnings: string
 const summaries = (doc: ProjectReleases) => Object.fromEntries(doc.releases.map((r) => [r.version, r.metadata.summary]));
 
 describe('JsonApiFromPages', () => {
-  test("a document the inner source has is passed on as it is, and the page is not read", async () => {
+  test('a document the inner source has is passed on as it is, and the page is not read', async () => {
     const { inner, source } = demo();
     const upstreamDoc = releasesFromPage(inner.pages.get(name)!);
     inner.documents.set(name, upstreamDoc);
@@ -48,7 +48,7 @@ describe('JsonApiFromPages', () => {
     assert.deepEqual(inner.calls, [`getReleases ${name}`]);
   });
 
-  test("without one: releases from the page, `info` of the latest final release from its `.metadata`", async () => {
+  test('without one: releases from the page, `info` of the latest final release from its `.metadata`', async () => {
     const { inner, source } = demo();
     const trace: SourceTrace = {};
     const doc = (await source.getReleases(name, trace))!;

@@ -38,7 +38,13 @@ test('version order and pre-releases', () => {
 
 test('distribution filenames', () => {
   assert.deepEqual(parseWheelFilename('foo_bar-1.0-1-py3-none-any.whl'), {
-    kind: 'wheel', name: 'foo_bar', version: '1.0', build: '1', pythonTags: ['py3'], abiTags: ['none'], platformTags: ['any'],
+    kind: 'wheel',
+    name: 'foo_bar',
+    version: '1.0',
+    build: '1',
+    pythonTags: ['py3'],
+    abiTags: ['none'],
+    platformTags: ['any'],
   });
   assert.equal(parseWheelFilename('foo-1.0-py3-none.whl'), null);
   assert.deepEqual(parseSdistFilename('acme-internal-1.0.tar.gz'), { kind: 'sdist', name: 'acme-internal', version: '1.0', extension: '.tar.gz' });

@@ -13,10 +13,10 @@ const name = normalizeName('Demo_Pkg');
 
 /** A document whose 2.0 carries its metadata and whose 1.0.0 and 0.9 have placeholders. */
 function document(): ProjectReleases {
-  const page = projectPage(
-    [fileEntry('demo_pkg-0.9.tar.gz'), fileEntry('demo_pkg-1.0.0.tar.gz'), fileEntry('demo_pkg-2.0.tar.gz')],
-    { versions: ['0.9', '1.0.0', '2.0'], origin: 'upstream' },
-  );
+  const page = projectPage([fileEntry('demo_pkg-0.9.tar.gz'), fileEntry('demo_pkg-1.0.0.tar.gz'), fileEntry('demo_pkg-2.0.tar.gz')], {
+    versions: ['0.9', '1.0.0', '2.0'],
+    origin: 'upstream',
+  });
   return releasesFromPage(page, new Map([['2.0', releaseMetadata('Demo_Pkg', '2.0', 'two')]]));
 }
 

@@ -99,7 +99,7 @@ function assertSameType(actual: unknown, expected: unknown, key: string) {
   assert.equal(kind(actual), kind(expected), `type of ${key}`);
 }
 
-test('fixture requests: the project document has every key of PyPI\'s, with the same values apart from larder\'s decisions', () => {
+test("fixture requests: the project document has every key of PyPI's, with the same values apart from larder's decisions", () => {
   const { doc, original } = requestsProject();
   const ours = JSON.parse(renderProjectJson(doc, BASE)!);
   assert.deepEqual(Object.keys(ours).sort(), ['info', 'last_serial', 'releases', 'urls', 'vulnerabilities']);
@@ -147,7 +147,18 @@ test('the service interface wins over pypi.org (docs/index-api.md): "" for "may 
   for (const key of EMPTY_STRING_INFO) assert.equal(info[key], '', key);
   assert.deepEqual(info.classifiers, []);
   assert.deepEqual(info.project_urls, {});
-  for (const key of ['requires_dist', 'provides_extra', 'dynamic', 'license_files', 'requires_python', 'docs_url', 'yanked_reason', 'maintainer', 'license_expression', 'description_content_type']) {
+  for (const key of [
+    'requires_dist',
+    'provides_extra',
+    'dynamic',
+    'license_files',
+    'requires_python',
+    'docs_url',
+    'yanked_reason',
+    'maintainer',
+    'license_expression',
+    'description_content_type',
+  ]) {
     assert.equal(info[key], null, key);
   }
   assert.deepEqual(info.downloads, { last_day: -1, last_month: -1, last_week: -1 });
@@ -326,7 +337,10 @@ test('vulnerabilities come from the described version; ownership appears with ow
   };
   const latest = JSON.parse(renderProjectJson(doc, BASE)!);
   assert.deepEqual(latest.vulnerabilities, []);
-  assert.deepEqual(latest.ownership.roles.map((r: Json) => r.user), ['bob', 'zed', 'alice']);
+  assert.deepEqual(
+    latest.ownership.roles.map((r: Json) => r.user),
+    ['bob', 'zed', 'alice'],
+  );
   assert.equal(latest.ownership.organization, null);
   assert.deepEqual(JSON.parse(renderReleaseJson(doc, '1.0', BASE)!).vulnerabilities, [vuln]);
   delete doc.ownership;

@@ -145,7 +145,10 @@ test('files sort by PEP 440 version, then filename', () => {
     'demo_pkg-1.0-py3-none-any.whl',
   ];
   const html = renderProjectHtml(page(names.map((n) => file(n))), BASE);
-  const order = cheerio.load(html)('a').map((_, a) => cheerio.load(a).text()).get();
+  const order = cheerio
+    .load(html)('a')
+    .map((_, a) => cheerio.load(a).text())
+    .get();
   assert.deepEqual(order, [
     'demo_pkg-1.0rc1.tar.gz',
     'demo_pkg-1.0-py3-none-any.whl',
@@ -159,11 +162,7 @@ test('files sort by PEP 440 version, then filename', () => {
 test('provenance passes through as data-provenance; null or absent gives none', () => {
   const prov = 'https://pypi.org/integrity/demo-pkg/1.0/demo_pkg-1.0.tar.gz/provenance';
   const html = renderProjectHtml(
-    page([
-      file('demo_pkg-1.0.tar.gz', { provenance: prov }),
-      file('demo_pkg-2.0.tar.gz', { provenance: null }),
-      file('demo_pkg-3.0.tar.gz'),
-    ]),
+    page([file('demo_pkg-1.0.tar.gz', { provenance: prov }), file('demo_pkg-2.0.tar.gz', { provenance: null }), file('demo_pkg-3.0.tar.gz')]),
     BASE,
   );
   assert.match(anchorLine(html, 'demo_pkg-1.0.tar.gz'), new RegExp(` data-provenance="${prov}"`));
@@ -235,7 +234,11 @@ test('fixture beautifulsoup4 (api 1.4): same anchors, attributes and meta apart 
 test('fixture qypi (real capture): same links, hashes and requires-python, same order', () => {
   const original = fixture('simple-project.qypi.pypi-capture.html');
   const ours = renderProjectHtml(pageFromPypiHtml(original, 'qypi'), BASE);
-  const texts = (html: string) => cheerio.load(html)('a').map((_, a) => cheerio.load(a).text()).get();
+  const texts = (html: string) =>
+    cheerio
+      .load(html)('a')
+      .map((_, a) => cheerio.load(a).text())
+      .get();
   assert.deepEqual(texts(ours), texts(original));
   assert.deepEqual(anchors(ours), anchors(original));
 });
@@ -243,12 +246,17 @@ test('fixture qypi (real capture): same links, hashes and requires-python, same 
 test('root page, one anchor per project, normalized href, name as given, title "Simple Index"', async () => {
   const original = fixture('simple-root.pypi-capture-excerpt.html');
   const $o = cheerio.load(original);
-  const projects = $o('a').map((_, a) => ({ name: $o(a).text() })).get();
+  const projects = $o('a')
+    .map((_, a) => ({ name: $o(a).text() }))
+    .get();
   const html = await renderRootHtml(projects);
   const $r = cheerio.load(html);
   assert.equal($r('title').text(), 'Simple Index');
   assert.equal($r('meta[name="pypi:repository-version"]').attr('content'), API_VERSION);
-  const pairs = ($: cheerio.CheerioAPI) => $('a').map((_, a) => [[$(a).attr('href'), $(a).text()]]).get();
+  const pairs = ($: cheerio.CheerioAPI) =>
+    $('a')
+      .map((_, a) => [[$(a).attr('href'), $(a).text()]])
+      .get();
   assert.deepEqual(pairs($r), pairs($o));
   assert.match(html, /<a href="\/simple\/a2m-itertools\/">a2m\.itertools<\/a>/);
 });
@@ -286,5 +294,10 @@ test('a page with a file of unknown size advertises the same api-version in HTML
     const json = JSON.parse(renderProjectJson(page(files), BASE)) as { meta: { 'api-version': string } };
     assert.equal(html('meta[name="pypi:repository-version"]').attr('content'), json.meta['api-version']);
   }
-  assert.equal(cheerio.load(renderProjectHtml(page([file('demo_pkg-1.0.tar.gz', { size: null })]), BASE))('meta[name="pypi:repository-version"]').attr('content'), '1.0');
+  assert.equal(
+    cheerio
+      .load(renderProjectHtml(page([file('demo_pkg-1.0.tar.gz', { size: null })]), BASE))('meta[name="pypi:repository-version"]')
+      .attr('content'),
+    '1.0',
+  );
 });

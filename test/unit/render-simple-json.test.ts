@@ -44,10 +44,7 @@ test('fixture attrs (api 1.4): output equals PyPI document apart from file URLs 
   const original = fixtureJson('simple-project.attrs.v1-json.poetry-generated.json');
   const ours = render(pageFromPypiJson(original));
   const { 'alternate-locations': _dropped, ...expected } = original;
-  assert.deepEqual(
-    { ...ours, files: ours.files.map(withoutUrl) },
-    { ...expected, files: expected.files.map(withoutUrl) },
-  );
+  assert.deepEqual({ ...ours, files: ours.files.map(withoutUrl) }, { ...expected, files: expected.files.map(withoutUrl) });
   assert.equal(ours.files[0].url, `${BASE}/packages/attrs/attrs-17.4.0-py2.py3-none-any.whl`);
   assert.ok(!('alternate-locations' in ours));
 });
@@ -81,14 +78,7 @@ test('fixture yanked: true and "reason" come through', () => {
 
 test('normalized name; filename, url, hashes ({} allowed), integer size; versions hold every file version once', () => {
   const ours = render(
-    page(
-      [
-        file('demo_pkg-1.0.tar.gz', { hashes: {} }),
-        file('demo_pkg-1.0-py3-none-any.whl'),
-        file('Demo.Pkg-2.0.tar.gz'),
-      ],
-      { versions: ['0.9', '1.0'] },
-    ),
+    page([file('demo_pkg-1.0.tar.gz', { hashes: {} }), file('demo_pkg-1.0-py3-none-any.whl'), file('Demo.Pkg-2.0.tar.gz')], { versions: ['0.9', '1.0'] }),
   );
   assert.equal(ours.name, 'demo-pkg');
   for (const f of ours.files) {
@@ -178,11 +168,7 @@ test('project-status at top level, default active; no alternate-locations or met
 test('provenance key present exactly when the model has it', () => {
   const prov = 'https://pypi.org/integrity/demo-pkg/1.0/demo_pkg-1.0.tar.gz/provenance';
   const files = render(
-    page([
-      file('demo_pkg-1.0.tar.gz', { provenance: prov }),
-      file('demo_pkg-2.0.tar.gz', { provenance: null }),
-      file('demo_pkg-3.0.tar.gz'),
-    ]),
+    page([file('demo_pkg-1.0.tar.gz', { provenance: prov }), file('demo_pkg-2.0.tar.gz', { provenance: null }), file('demo_pkg-3.0.tar.gz')]),
   ).files as JsonFile[];
   assert.equal(files[0]!.provenance, prov);
   assert.equal(files[1]!.provenance, null);

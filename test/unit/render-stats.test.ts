@@ -29,8 +29,18 @@ test('fewer than 100 projects: all of them; none: an empty object', () => {
 });
 
 test('ranking: size descending, equal sizes by name', () => {
-  const top = topPackages({ projects: [{ name: 'b', size: 1 }, { name: 'a', size: 1 }, { name: 'c', size: 9 }], total: 11 });
-  assert.deepEqual(top.map((p) => p.name), ['c', 'a', 'b']);
+  const top = topPackages({
+    projects: [
+      { name: 'b', size: 1 },
+      { name: 'a', size: 1 },
+      { name: 'c', size: 9 },
+    ],
+    total: 11,
+  });
+  assert.deepEqual(
+    top.map((p) => p.name),
+    ['c', 'a', 'b'],
+  );
 });
 
 test('HTML: a valid page with one row per top project, largest first, names escaped', () => {
@@ -40,7 +50,14 @@ test('HTML: a valid page with one row per top project, largest first, names esca
   assert.ok($('title').text().length > 0);
   const rows = $('tbody tr');
   assert.equal(rows.length, 100);
-  assert.deepEqual(rows.first().find('td').map((_, td) => $(td).text()).get(), ['1', '<evil>', '99999']);
+  assert.deepEqual(
+    rows
+      .first()
+      .find('td')
+      .map((_, td) => $(td).text())
+      .get(),
+    ['1', '<evil>', '99999'],
+  );
   assert.ok(html.includes('&lt;evil&gt;'));
   assert.doesNotMatch(html, /<evil>/);
 });

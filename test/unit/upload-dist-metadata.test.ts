@@ -57,10 +57,7 @@ describe('readWheelMetadata', () => {
 
   it('refuses a wheel without WHEEL', async () => {
     const path = await writeWheel(dir, 'nowheel-1.0-py3-none-any.whl', { omit: ['WHEEL'] });
-    await rejectsWith(
-      readWheelMetadata(path, 'nowheel-1.0-py3-none-any.whl'),
-      'Invalid distribution file. WHEEL not found at nowheel-1.0.dist-info/WHEEL',
-    );
+    await rejectsWith(readWheelMetadata(path, 'nowheel-1.0-py3-none-any.whl'), 'Invalid distribution file. WHEEL not found at nowheel-1.0.dist-info/WHEEL');
   });
 
   it('refuses a wheel without METADATA', async () => {
@@ -98,10 +95,7 @@ describe('readWheelMetadata', () => {
       'bomb-1.0.dist-info/WHEEL': 'W',
       'bomb/zeros.bin': Buffer.alloc(70 * 1024 * 1024),
     });
-    await rejectsWith(
-      readWheelMetadata(path, 'bomb-1.0-py3-none-any.whl'),
-      'Invalid distribution file. File exceeds compression ratio of 50',
-    );
+    await rejectsWith(readWheelMetadata(path, 'bomb-1.0-py3-none-any.whl'), 'Invalid distribution file. File exceeds compression ratio of 50');
   });
 
   it('refuses unsupported compression methods', async () => {
@@ -112,10 +106,7 @@ describe('readWheelMetadata', () => {
       bytes.writeUInt16LE(12, i + 10);
     }
     await writeFile(path, bytes);
-    await rejectsWith(
-      readWheelMetadata(path, 'bzip-1.0-py3-none-any.whl'),
-      'Invalid distribution file. File does not use a supported compression type',
-    );
+    await rejectsWith(readWheelMetadata(path, 'bzip-1.0-py3-none-any.whl'), 'Invalid distribution file. File does not use a supported compression type');
   });
 });
 
@@ -191,10 +182,7 @@ describe('checkSdist', () => {
       { name: 'sparse-1.0/PKG-INFO', content: 'x' },
       { name: 'sparse-1.0/data', content: 'y', pax: { 'GNU.sparse.major': '1', 'GNU.sparse.minor': '0' } },
     ]);
-    await rejectsWith(
-      checkSdist(path, 'sparse-1.0.tar.gz'),
-      'Invalid distribution file. tar archive not accepted: Sparse members are not allowed.',
-    );
+    await rejectsWith(checkSdist(path, 'sparse-1.0.tar.gz'), 'Invalid distribution file. tar archive not accepted: Sparse members are not allowed.');
   });
 
   it('refuses a tar.gz decompression bomb', async () => {

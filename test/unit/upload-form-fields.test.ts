@@ -47,10 +47,7 @@ describe('parseUploadForm', () => {
     assert.equal(parseUploadForm({ name: ['foo', 'foo'] }).single.name, 'foo');
     assert.throws(
       () => parseUploadForm({ version: ['1.0', '2.0'] }),
-      (e: unknown) =>
-        e instanceof LarderError &&
-        e.status === 400 &&
-        e.message === "Field 'version' was sent more than once with different values.",
+      (e: unknown) => e instanceof LarderError && e.status === 400 && e.message === "Field 'version' was sent more than once with different values.",
     );
   });
 

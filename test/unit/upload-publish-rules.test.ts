@@ -49,19 +49,20 @@ describe('KeyedLock', () => {
   test('one task at a time per key, in order; other keys run alongside; failures do not block the queue', async () => {
     const lock = new KeyedLock();
     const events: string[] = [];
-    const task = (name: string, ms: number, fail = false) => async () => {
-      events.push(`start ${name}`);
-      await new Promise((resolve) => setTimeout(resolve, ms));
-      events.push(`end ${name}`);
-      if (fail) throw new Error(name);
-      return name;
-    };
-    const results = await Promise.allSettled([
-      lock.run('p', task('p1', 30, true)),
-      lock.run('p', task('p2', 5)),
-      lock.run('q', task('q1', 10)),
-    ]);
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'fulfilled', 'fulfilled']);
+    const task =
+      (name: string, ms: number, fail = false) =>
+      async () => {
+        events.push(`start ${name}`);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        events.push(`end ${name}`);
+        if (fail) throw new Error(name);
+        return name;
+      };
+    const results = await Promise.allSettled([lock.run('p', task('p1', 30, true)), lock.run('p', task('p2', 5)), lock.run('q', task('q1', 10))]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'fulfilled', 'fulfilled'],
+    );
     assert.deepEqual(events, ['start p1', 'start q1', 'end q1', 'end p1', 'start p2', 'end p2']);
   });
 });

@@ -81,21 +81,21 @@ describe('receiveUpload', () => {
     assert.ok(outcome.ok);
     const { upload } = outcome;
     try {
-      assert.deepEqual({ ...upload.fields }, {
-        ':action': ['file_upload'],
-        name: ['foo-bar'],
-        classifiers: ['A :: B', 'C :: D'],
-        'Description-Content-Type': ['text/markdown'],
-        project_urls: ['Home, https://example.com'],
-      });
+      assert.deepEqual(
+        { ...upload.fields },
+        {
+          ':action': ['file_upload'],
+          name: ['foo-bar'],
+          classifiers: ['A :: B', 'C :: D'],
+          'Description-Content-Type': ['text/markdown'],
+          project_urls: ['Home, https://example.com'],
+        },
+      );
       const file = upload.content!;
       assert.equal(file.filename, 'foo_bar-1.0.tar.gz');
       assert.equal(file.contentType, 'application/octet-stream');
       assert.equal(file.size, content.length);
-      assert.deepEqual(
-        { md5: file.md5, sha256: file.sha256, blake2b_256: file.blake2b_256 },
-        await digestsOf(content),
-      );
+      assert.deepEqual({ md5: file.md5, sha256: file.sha256, blake2b_256: file.blake2b_256 }, await digestsOf(content));
       assert.ok(file.path.startsWith(tmp));
       assert.deepEqual(await readFile(file.path), content);
       const sig = upload.signature!;
@@ -227,20 +227,14 @@ describe('receiveUpload', () => {
       '--XYZ\r\nContent-Disposition: form-data; name="content"; filename="foo-1.0.tar.gz"\r\n' +
       'Content-Type: application/octet-stream\r\n\r\n' +
       'x'.repeat(5000);
-    const status = await rawRequest(
-      receiver.port,
-      { 'Content-Type': 'multipart/form-data; boundary=XYZ', 'Content-Length': String(body.length) },
-      body,
-    );
+    const status = await rawRequest(receiver.port, { 'Content-Type': 'multipart/form-data; boundary=XYZ', 'Content-Length': String(body.length) }, body);
     assert.match(status, /^HTTP\/1\.1 400 /);
     expectError(await receiver.next(), 400, /^Invalid multipart body: /);
     assert.deepEqual(await readdir(tmp), []);
   });
 
   it('cleans up when the client aborts mid-upload', async () => {
-    const head =
-      '--XYZ\r\nContent-Disposition: form-data; name="content"; filename="foo-1.0.tar.gz"\r\n' +
-      'Content-Type: application/octet-stream\r\n\r\n';
+    const head = '--XYZ\r\nContent-Disposition: form-data; name="content"; filename="foo-1.0.tar.gz"\r\n' + 'Content-Type: application/octet-stream\r\n\r\n';
     const socket = connect(receiver.port, '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     socket.on('error', () => undefined);
@@ -262,11 +256,7 @@ describe('receiveUpload', () => {
       'abc\r\n' +
       '--XYZ\r\nContent-Disposition: form-data; name="comment"\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n' +
       'hello\r\n--XYZ--\r\n';
-    await rawRequest(
-      receiver.port,
-      { 'Content-Type': 'multipart/form-data; boundary=XYZ', 'Content-Length': String(body.length) },
-      body,
-    );
+    await rawRequest(receiver.port, { 'Content-Type': 'multipart/form-data; boundary=XYZ', 'Content-Length': String(body.length) }, body);
     const outcome = await receiver.next();
     assert.ok(outcome.ok, String((outcome as { error?: unknown }).error));
     assert.equal(outcome.upload.content!.filename, '..\\evil\\foo-1.0.tar.gz');
@@ -282,7 +272,8 @@ describe('receiveUpload', () => {
     // file part with a Content-Disposition filename and no Content-Type, after the text fields.
     const content = randomBytes(3000);
     const boundary = randomBytes(16).toString('hex');
-    const part = (headers: string, value: Buffer | string) => Buffer.concat([Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.from(value), Buffer.from('\r\n')]);
+    const part = (headers: string, value: Buffer | string) =>
+      Buffer.concat([Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.from(value), Buffer.from('\r\n')]);
     const body = Buffer.concat([
       part('Content-Disposition: form-data; name=":action"', 'file_upload'),
       part('Content-Disposition: form-data; name="name"', 'foo'),
@@ -346,8 +337,7 @@ describe('receiveUpload with a large file', () => {
       for (let i = 0; i < total; i++) expected.update(chunk);
       const boundary = 'BIGBOUNDARY';
       const head = Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="content"; filename="big-1.0.tar.gz"\r\n` +
-          'Content-Type: application/octet-stream\r\n\r\n',
+        `--${boundary}\r\nContent-Disposition: form-data; name="content"; filename="big-1.0.tar.gz"\r\nContent-Type: application/octet-stream\r\n\r\n`,
       );
       const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
       // Garbage buffers linger until a collection, so measure what survives one, once per chunk sent.

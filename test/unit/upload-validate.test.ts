@@ -131,10 +131,7 @@ describe('validateUpload: a good upload', () => {
   });
 
   it('accepts any syntactically valid platform tag, e.g. linux_x86_64', () => {
-    assert.equal(
-      wheel({ pyversion: 'cp312' }, 'foo_bar-1.0-cp312-cp312-linux_x86_64.whl').filename,
-      'foo_bar-1.0-cp312-cp312-linux_x86_64.whl',
-    );
+    assert.equal(wheel({ pyversion: 'cp312' }, 'foo_bar-1.0-cp312-cp312-linux_x86_64.whl').filename, 'foo_bar-1.0-cp312-cp312-linux_x86_64.whl');
     assert.ok(wheel({}, 'foo_bar-1.0-1-py2.py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl'));
   });
 
@@ -152,11 +149,7 @@ describe('validateUpload: action and protocol', () => {
     const prereg = 'Project pre-registration is no longer required or supported, upload your files instead.';
     rejects(() => wheel({ ':action': 'submit' }), 410, prereg);
     rejects(() => wheel({ ':action': 'submit_pkg_info' }), 410, prereg);
-    rejects(
-      () => wheel({ ':action': 'doc_upload' }),
-      410,
-      'Uploading documentation is no longer supported, we recommend using https://readthedocs.org/.',
-    );
+    rejects(() => wheel({ ':action': 'doc_upload' }), 410, 'Uploading documentation is no longer supported, we recommend using https://readthedocs.org/.');
   });
   it('refuses a missing or unknown action with 400', () => {
     rejects(() => wheel({ ':action': undefined }), 400, "Missing ':action'. Use ':action=file_upload' to upload a file.");
@@ -185,24 +178,12 @@ describe('validateUpload: form fields', () => {
     rejects(() => wheel({ filetype: 'bdist_egg' }), 400, 'Invalid value for filetype. Error: Use a known file type.');
   });
   it('checks pyversion', () => {
-    rejects(
-      () => wheel({ pyversion: undefined }),
-      400,
-      'Invalid value for pyversion. Error: Python version is required for binary distribution uploads.',
-    );
-    rejects(
-      () => sdist({ pyversion: 'py3' }),
-      400,
-      "Invalid value for pyversion. Error: Use 'source' as Python version for an sdist.",
-    );
+    rejects(() => wheel({ pyversion: undefined }), 400, 'Invalid value for pyversion. Error: Python version is required for binary distribution uploads.');
+    rejects(() => sdist({ pyversion: 'py3' }), 400, "Invalid value for pyversion. Error: Use 'source' as Python version for an sdist.");
   });
   it('needs at least one digest, each well-formed', () => {
     rejects(() => wheel({ sha256_digest: undefined }), 400, 'Error: Include at least one message digest.');
-    rejects(
-      () => wheel({ sha256_digest: 'abc' }),
-      400,
-      'Invalid value for sha256_digest. Error: Use a valid, hex-encoded, SHA256 message digest.',
-    );
+    rejects(() => wheel({ sha256_digest: 'abc' }), 400, 'Invalid value for sha256_digest. Error: Use a valid, hex-encoded, SHA256 message digest.');
     rejects(
       () => wheel({ blake2_256_digest: 'z'.repeat(64) }),
       400,
@@ -256,11 +237,7 @@ describe('validateUpload: metadata', () => {
     rejects(() => wheel({ version: '1.0\n' }), 400, `'1.0\\n' is invalid for 'version'. ${CORE}`);
   });
   it('refuses a duplicate project_urls label', () => {
-    rejects(
-      () => wheel({ project_urls: ['Home, https://a', 'Home, https://b'] }),
-      400,
-      `'project_urls' has invalid data (duplicate label 'Home'). ${CORE}`,
-    );
+    rejects(() => wheel({ project_urls: ['Home, https://a', 'Home, https://b'] }), 400, `'project_urls' has invalid data (duplicate label 'Home'). ${CORE}`);
   });
 });
 
@@ -269,8 +246,7 @@ describe('validateUpload: the file', () => {
     rejects(() => validateUpload(raw(WHEEL_FIELDS, null)), 400, 'Upload payload does not have a file.');
   });
   it('refuses control characters and path separators in the filename', () => {
-    const ctrl =
-      'Cannot upload a file with non-printable characters (ordinals 0-31) or the DEL character (ordinal 127) in the name.';
+    const ctrl = 'Cannot upload a file with non-printable characters (ordinals 0-31) or the DEL character (ordinal 127) in the name.';
     rejects(() => wheel({}, 'foo_bar-1.0-py3-none-any\n.whl'), 400, ctrl);
     rejects(() => wheel({}, 'foo_bar-1.0-py3-none-any\x7f.whl'), 400, ctrl);
     const sep = "Cannot upload a file with '/' or '\\' in the name.";
@@ -279,21 +255,9 @@ describe('validateUpload: the file', () => {
   });
   it('checks the extension against the filetype', () => {
     const pep527 = 'See https://www.python.org/dev/peps/pep-0527 for more information.';
-    rejects(
-      () => wheel({}, 'foo_bar-1.0.tar.gz'),
-      400,
-      `Invalid file extension: Extension .tar.gz is invalid for filetype bdist_wheel. ${pep527}`,
-    );
-    rejects(
-      () => sdist({}, 'foo_bar-1.0-py3-none-any.whl'),
-      400,
-      `Invalid file extension: Extension .whl is invalid for filetype sdist. ${pep527}`,
-    );
-    rejects(
-      () => wheel({}, 'foo_bar-1.0-py3-none-any.WHL'),
-      400,
-      `Invalid file extension: Extension .WHL is invalid for filetype bdist_wheel. ${pep527}`,
-    );
+    rejects(() => wheel({}, 'foo_bar-1.0.tar.gz'), 400, `Invalid file extension: Extension .tar.gz is invalid for filetype bdist_wheel. ${pep527}`);
+    rejects(() => sdist({}, 'foo_bar-1.0-py3-none-any.whl'), 400, `Invalid file extension: Extension .whl is invalid for filetype sdist. ${pep527}`);
+    rejects(() => wheel({}, 'foo_bar-1.0-py3-none-any.WHL'), 400, `Invalid file extension: Extension .WHL is invalid for filetype bdist_wheel. ${pep527}`);
     const useKnown =
       'Invalid file extension: Use .tar.gz, .whl or .zip extension. See https://www.python.org/dev/peps/pep-0527 and https://peps.python.org/pep-0715/ for more information';
     rejects(() => sdist({}, 'foo_bar-1.0.tar.bz2'), 400, useKnown);
@@ -324,70 +288,30 @@ describe('validateUpload: wheel filenames', () => {
     rejects(() => wheel({}, 'other-1.0-py3-none-any.whl'), 400, "Start filename for 'foo-bar' with 'foo_bar'.");
   });
   it('wants the form version in the filename', () => {
-    rejects(
-      () => wheel({}, 'foo_bar-2.0-py3-none-any.whl'),
-      400,
-      "Version in filename should be '1.0' not '2.0'.",
-    );
-    rejects(
-      () => wheel({}, 'foo_bar-1.0.0-py3-none-any.whl'),
-      400,
-      "Version in filename should be '1.0' not '1.0.0'.",
-    );
-    rejects(
-      () => wheel({ version: '1.0+cu121' }, 'foo_bar-1.0-py3-none-any.whl'),
-      400,
-      "Version in filename should be '1.0+cu121' not '1.0'.",
-    );
+    rejects(() => wheel({}, 'foo_bar-2.0-py3-none-any.whl'), 400, "Version in filename should be '1.0' not '2.0'.");
+    rejects(() => wheel({}, 'foo_bar-1.0.0-py3-none-any.whl'), 400, "Version in filename should be '1.0' not '1.0.0'.");
+    rejects(() => wheel({ version: '1.0+cu121' }, 'foo_bar-1.0-py3-none-any.whl'), 400, "Version in filename should be '1.0+cu121' not '1.0'.");
     assert.ok(wheel({ version: '1.0.post0' }, 'foo_bar-1.0.post0-py3-none-any.whl'));
     assert.ok(wheel({ version: '1.0-1' }, 'foo_bar-1.0.post1-py3-none-any.whl'));
   });
   it('refuses malformed wheel filenames the way packaging words it', () => {
-    rejects(
-      () => wheel({}, 'foo_bar-1.0-any.whl'),
-      400,
-      "Invalid wheel filename (wrong number of parts): 'foo_bar-1.0-any.whl'",
-    );
-    rejects(
-      () => wheel({}, 'foo__bar-1.0-py3-none-any.whl'),
-      400,
-      "Invalid project name: 'foo__bar-1.0-py3-none-any.whl'",
-    );
-    rejects(
-      () => wheel({}, 'foo_bar-one-py3-none-any.whl'),
-      400,
-      "Invalid wheel filename (invalid version): 'foo_bar-one-py3-none-any.whl'",
-    );
-    rejects(
-      () => wheel({}, 'foo_bar-1.0-x1-py3-none-any.whl'),
-      400,
-      "Invalid build number: x1 in 'foo_bar-1.0-x1-py3-none-any.whl'",
-    );
+    rejects(() => wheel({}, 'foo_bar-1.0-any.whl'), 400, "Invalid wheel filename (wrong number of parts): 'foo_bar-1.0-any.whl'");
+    rejects(() => wheel({}, 'foo__bar-1.0-py3-none-any.whl'), 400, "Invalid project name: 'foo__bar-1.0-py3-none-any.whl'");
+    rejects(() => wheel({}, 'foo_bar-one-py3-none-any.whl'), 400, "Invalid wheel filename (invalid version): 'foo_bar-one-py3-none-any.whl'");
+    rejects(() => wheel({}, 'foo_bar-1.0-x1-py3-none-any.whl'), 400, "Invalid build number: x1 in 'foo_bar-1.0-x1-py3-none-any.whl'");
     rejects(
       () => wheel({}, 'foo_bar-1.0-py3-none-linux+x86.whl'),
       400,
       "Binary wheel 'foo_bar-1.0-py3-none-linux+x86.whl' has an unsupported platform tag 'linux+x86'.",
     );
-    rejects(
-      () => wheel({}, 'foo_bar-1.0-py3..-none-any.whl'),
-      400,
-      "Invalid wheel filename (invalid tag ''): 'foo_bar-1.0-py3..-none-any.whl'",
-    );
+    rejects(() => wheel({}, 'foo_bar-1.0-py3..-none-any.whl'), 400, "Invalid wheel filename (invalid tag ''): 'foo_bar-1.0-py3..-none-any.whl'");
   });
 });
 
 describe('validateUpload: sdist filenames (PEP 625, legacy and .zip forms)', () => {
   it('wants the name part to normalize to the project', () => {
-    rejects(
-      () => sdist({}, 'other-1.0.tar.gz'),
-      400,
-      "Filename 'other-1.0.tar.gz' is invalid, should be 'foo_bar-1.0.tar.gz'.",
-    );
-    rejects(
-      () => sdist({ version: '1.0.0' }, 'foo-1.0.0.zip'),
-      400,
-      "Filename 'foo-1.0.0.zip' is invalid, should be 'foo_bar-1.0.0.zip'.",
-    );
+    rejects(() => sdist({}, 'other-1.0.tar.gz'), 400, "Filename 'other-1.0.tar.gz' is invalid, should be 'foo_bar-1.0.tar.gz'.");
+    rejects(() => sdist({ version: '1.0.0' }, 'foo-1.0.0.zip'), 400, "Filename 'foo-1.0.0.zip' is invalid, should be 'foo_bar-1.0.0.zip'.");
   });
   it('wants the form version', () => {
     rejects(() => sdist({}, 'foo_bar-1.1.tar.gz'), 400, "Version in filename should be '1.0' not '1.1'.");

@@ -129,7 +129,11 @@ describe('releasesFromPage', () => {
     assert.equal(doc.serial, 22406780);
     assert.deepEqual(
       doc.releases.map((r) => [r.version, r.files.length]),
-      [['4.0.1', 1], ['4.0.2', 1], ['4.13.0b2', 2]],
+      [
+        ['4.0.1', 1],
+        ['4.0.2', 1],
+        ['4.13.0b2', 2],
+      ],
     );
     const [, , beta] = doc.releases;
     assert.equal(beta!.metadata.summary, 'Screen-scraping library');

@@ -3,12 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { Release } from '../../src/model/documents.js';
 import { compareVersions } from '../../src/model/versions.js';
-import {
-  emptyMetadata,
-  isPlaceholderMetadata,
-  parseJsonApi,
-  parseReleaseJson,
-} from '../../src/upstream/parse-json-api.js';
+import { emptyMetadata, isPlaceholderMetadata, parseJsonApi, parseReleaseJson } from '../../src/upstream/parse-json-api.js';
 
 const fixtures = new URL('../../../shared/spec/fixtures/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, fixtures), 'utf8');
@@ -92,8 +87,7 @@ describe('parseJsonApi (requests)', () => {
     assert.deepEqual(whl, {
       filename: 'requests-2.32.4-py3-none-any.whl',
       version: '2.32.4',
-      sourceUrl:
-        'https://files.pythonhosted.org/packages/7c/e4/56027c4a6b4ae70ca9de302488c5ca95ad4a39e190093d6c1a8ace08341b/requests-2.32.4-py3-none-any.whl',
+      sourceUrl: 'https://files.pythonhosted.org/packages/7c/e4/56027c4a6b4ae70ca9de302488c5ca95ad4a39e190093d6c1a8ace08341b/requests-2.32.4-py3-none-any.whl',
       hashes: {
         blake2b_256: '7ce456027c4a6b4ae70ca9de302488c5ca95ad4a39e190093d6c1a8ace08341b',
         md5: 'fa8fa331f951fbc5e62f3d3e683a77a4',
@@ -222,7 +216,13 @@ describe('JSON API edge cases', () => {
         has_sig: true,
       },
     ],
-    ownership: { roles: [{ role: 'Owner', user: 'alice' }, { role: 'Boss', user: 'eve' }], organization: null },
+    ownership: {
+      roles: [
+        { role: 'Owner', user: 'alice' },
+        { role: 'Boss', user: 'eve' },
+      ],
+      organization: null,
+    },
   };
 
   it('builds one release from info and urls when there is no releases key', () => {

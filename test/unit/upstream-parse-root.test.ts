@@ -2,12 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { ProjectListEntry } from '../../src/model/documents.js';
-import {
-  parseRootHtml,
-  parseRootHtmlStream,
-  parseRootJson,
-  parseRootJsonStream,
-} from '../../src/upstream/parse-root.js';
+import { parseRootHtml, parseRootHtmlStream, parseRootJson, parseRootJsonStream } from '../../src/upstream/parse-root.js';
 
 const fixtures = new URL('../../../shared/spec/fixtures/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, fixtures), 'utf8');
@@ -39,10 +34,7 @@ describe('parseRootHtml', () => {
   });
 
   it('reads the docs excerpt and skips the comment', () => {
-    assert.deepEqual(parseRootHtml(fixture('simple-root.pypi-docs-excerpt.html')), [
-      { name: '0' },
-      { name: '0-._.-._.-._.-._.-._.-._.-0' },
-    ]);
+    assert.deepEqual(parseRootHtml(fixture('simple-root.pypi-docs-excerpt.html')), [{ name: '0' }, { name: '0-._.-._.-._.-._.-._.-._.-0' }]);
   });
 });
 
@@ -78,21 +70,13 @@ describe('parseRootHtmlStream', () => {
       '<script>var s = "<a href=\'/no/\'>no</a>";</script><style>a > b {}</style></head><body>',
       '<!-- <a href="/simple/commented/">commented</a> -->',
       '<A HREF="/simple/a-b/" title="x > y">A&amp;B</A>',
-      '<a data-x=\'1\' href=/simple/caf/>café</a>',
+      "<a data-x='1' href=/simple/caf/>café</a>",
       '<a href="/simple/num/"> <span>&#78;&#x75;m</span> </a>',
       '<a href="/simple/from-href/"></a>',
       '<a href="/simple/unclosed/">unclosed<a href="/simple/next/">next</a>',
       '<a href="/simple/last/">last',
     ].join('\n');
-    const expected = [
-      { name: 'A&B' },
-      { name: 'café' },
-      { name: 'Num' },
-      { name: 'from-href' },
-      { name: 'unclosed' },
-      { name: 'next' },
-      { name: 'last' },
-    ];
+    const expected = [{ name: 'A&B' }, { name: 'café' }, { name: 'Num' }, { name: 'from-href' }, { name: 'unclosed' }, { name: 'next' }, { name: 'last' }];
     for (const size of CHUNK_SIZES) {
       assert.deepEqual(await collect(parseRootHtmlStream(pieces(Buffer.from(html), size))), expected, `size ${size}`);
     }

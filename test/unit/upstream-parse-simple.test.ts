@@ -38,12 +38,7 @@ describe('parseSimpleHtml', () => {
     assert.deepEqual(page.versions, ['4.0.1', '4.0.2', '4.13.0b2']);
     assert.deepEqual(
       page.files.map((f) => f.filename),
-      [
-        'beautifulsoup4-4.0.1.tar.gz',
-        'beautifulsoup4-4.0.2.tar.gz',
-        'beautifulsoup4-4.13.0b2-py3-none-any.whl',
-        'beautifulsoup4-4.13.0b2.tar.gz',
-      ],
+      ['beautifulsoup4-4.0.1.tar.gz', 'beautifulsoup4-4.0.2.tar.gz', 'beautifulsoup4-4.13.0b2-py3-none-any.whl', 'beautifulsoup4-4.13.0b2.tar.gz'],
     );
     assert.deepEqual(byName(page, 'beautifulsoup4-4.13.0b2-py3-none-any.whl'), {
       filename: 'beautifulsoup4-4.13.0b2-py3-none-any.whl',
@@ -193,11 +188,7 @@ describe('parseSimpleJson', () => {
     assert.equal(page.files.length, 30);
     assert.equal(page.versions.length, 15);
     assert.equal(page.status, undefined);
-    assert.deepEqual(
-      [...new Set(page.files.map((f) => f.requiresPython))],
-      [null, '>=3.7'],
-      '"" (files before 4.0.0) means no Requires-Python',
-    );
+    assert.deepEqual([...new Set(page.files.map((f) => f.requiresPython))], [null, '>=3.7'], '"" (files before 4.0.0) means no Requires-Python');
     assert.equal(byName(page, 'markus-3.0.0.tar.gz').requiresPython, null);
     assert.equal(byName(page, 'markus-4.0.0.tar.gz').requiresPython, '>=3.7');
     assert.ok(page.files.every((f) => f.coreMetadata === false && f.size !== null && f.uploadTime !== null));
@@ -205,8 +196,7 @@ describe('parseSimpleJson', () => {
     assert.deepEqual(first, {
       filename: 'markus-0.1-py2.py3-none-any.whl',
       version: '0.1',
-      sourceUrl:
-        'https://files.pythonhosted.org/packages/88/7d/f81b083dff28ba812ddcfb2a201d58e22da746359bba8a933627ad55d64f/markus-0.1-py2.py3-none-any.whl',
+      sourceUrl: 'https://files.pythonhosted.org/packages/88/7d/f81b083dff28ba812ddcfb2a201d58e22da746359bba8a933627ad55d64f/markus-0.1-py2.py3-none-any.whl',
       hashes: { sha256: 'f7552c1fcfdb87f1713c1f9d3302b0c8dd52b266e28e63b69c96190dd8d2b631' },
       requiresPython: null,
       yanked: false,
@@ -259,7 +249,13 @@ describe('parseSimpleJson', () => {
           'core-metadata': false,
           'data-dist-info-metadata': { sha256: 'cc' },
         },
-        { filename: 'foo-1.1-py3-none-any.whl', url: 'https://cdn.example/w', hashes: {}, 'data-dist-info-metadata': { sha256: 'cc' }, 'dist-info-metadata': true },
+        {
+          filename: 'foo-1.1-py3-none-any.whl',
+          url: 'https://cdn.example/w',
+          hashes: {},
+          'data-dist-info-metadata': { sha256: 'cc' },
+          'dist-info-metadata': true,
+        },
         { filename: 'foo-1.2-py3-none-any.whl', url: 'https://cdn.example/w', hashes: {}, 'dist-info-metadata': {} },
         { filename: 'foo-1.3.tar.gz', url: 'https://cdn.example/s', hashes: {}, yanked: '' },
       ],
@@ -282,20 +278,14 @@ describe('parseSimpleJson', () => {
   it('rejects garbage with a clear message', () => {
     const opts = { pageUrl: `${PYPI}x/` };
     assert.throws(() => parseSimpleJson('<html>', opts), /simple JSON page .* is not valid JSON/);
-    assert.throws(
-      () => parseSimpleJson(fixture('simple-project.beautifulsoup4.pypi-docs-excerpt.v1-json.txt'), opts),
-      /not valid JSON/,
-    );
+    assert.throws(() => parseSimpleJson(fixture('simple-project.beautifulsoup4.pypi-docs-excerpt.v1-json.txt'), opts), /not valid JSON/);
     assert.throws(() => parseSimpleJson('[]', opts), /expected a JSON object/);
     assert.throws(() => parseSimpleJson('{"name":"x"}', opts), /"files" is missing or not an array/);
     assert.throws(() => parseSimpleJson('{"files":{}}', opts), /"files" is missing or not an array/);
     assert.throws(() => parseSimpleJson('{"files":[{"filename":3,"url":"u"}]}', opts), /files\[0\]: "filename" must be a non-empty string/);
     assert.throws(() => parseSimpleJson('{"files":["...More files..."]}', opts), /files\[0\]: expected an object/);
     assert.throws(() => parseSimpleJson('{"files":[{"filename":"x-1.tar.gz"}]}', opts), /"url" must be a string/);
-    assert.throws(
-      () => parseSimpleJson('{"meta":{"api-version":"2.0"},"files":[]}', opts),
-      /unsupported repository API version 2\.0/,
-    );
+    assert.throws(() => parseSimpleJson('{"meta":{"api-version":"2.0"},"files":[]}', opts), /unsupported repository API version 2\.0/);
   });
 });
 

@@ -121,8 +121,7 @@ async function pumpFile(ctx: Context, path: string, start: number, end: number):
   const res = ctx.res;
   const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
   const inFlight: (Promise<void> | null)[] = [null, null];
-  const written = (buffer: Buffer) =>
-    new Promise<void>((resolve, reject) => res.write(buffer, (err) => (err ? reject(err) : resolve())));
+  const written = (buffer: Buffer) => new Promise<void>((resolve, reject) => res.write(buffer, (err) => (err ? reject(err) : resolve())));
   void (async () => {
     try {
       let position = start;

@@ -10,8 +10,7 @@ import type { HttpDeps } from '../deps.js';
 import { baseUrl, sendIndexDocument } from '../respond.js';
 import { redirect } from './simple.js';
 
-const jsonNotFound = () =>
-  new LarderError('not_found', 'Not Found', {}, '{"message": "Not Found"}', 'application/json');
+const jsonNotFound = () => new LarderError('not_found', 'Not Found', {}, '{"message": "Not Found"}', 'application/json');
 
 /** The JSON API answers errors in JSON too: `{"message": …}`. */
 const jsonError = (err: LarderError) =>

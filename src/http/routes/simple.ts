@@ -25,8 +25,7 @@ export function redirect(ctx: Context, path: string): void {
   ctx.redirect(path + query);
 }
 
-const simpleNotFound = () =>
-  new LarderError('not_found', 'Not Found', {}, '404 Not Found', 'text/plain; charset=utf-8');
+const simpleNotFound = () => new LarderError('not_found', 'Not Found', {}, '404 Not Found', 'text/plain; charset=utf-8');
 
 /** Clients send a handful of distinct Accept headers; each is parsed once. */
 function negotiator() {

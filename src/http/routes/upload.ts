@@ -22,7 +22,7 @@ export function registerUploadRoutes(router: Router, deps: HttpDeps): void {
       const upload = await validateUpload(raw);
       // The record is an LMDB commit: never start one that the disk cannot take.
       if (!(await deps.space.allows(0, Math.min(deps.config.diskReserve, LMDB_HEADROOM)))) {
-        throw diskFullError('the data disk is too full for the upload\'s record');
+        throw diskFullError("the data disk is too full for the upload's record");
       }
       deps.metrics.uploads.inc({ outcome: await deps.publisher.publish(upload, who) });
     } catch (err) {

@@ -73,7 +73,10 @@ export class CachedFiles {
     const target = file && this.target(file, variant);
     if (!target) return null;
     if (target.expected.size !== null && target.expected.size > target.maxBytes) {
-      throw new LarderError('upstream_too_large', `The upstream lists ${filename} at ${formatBytes(target.expected.size)}, more than LARDER_MAX_FILE_SIZE (${formatBytes(target.maxBytes)}); larder does not fetch it.`);
+      throw new LarderError(
+        'upstream_too_large',
+        `The upstream lists ${filename} at ${formatBytes(target.expected.size)}, more than LARDER_MAX_FILE_SIZE (${formatBytes(target.maxBytes)}); larder does not fetch it.`,
+      );
     }
     if (trace) trace.cache = 'miss';
     return {
@@ -126,10 +129,12 @@ export class CachedFiles {
       if (this.downloads.get(label) === download) this.downloads.delete(label);
     };
     download.then((d) => (d.joinable ? d.whenClosed(forget) : forget()), forget);
-    const ended = download.then((d) => d.finished).then(
-      () => undefined,
-      () => undefined,
-    );
+    const ended = download
+      .then((d) => d.finished)
+      .then(
+        () => undefined,
+        () => undefined,
+      );
     this.running.add(ended);
     void ended.then(() => this.running.delete(ended));
     const { download: started, first } = await starting;

@@ -11,15 +11,7 @@ import type { DiskSpace } from '../../store/disk-space.js';
 import type { CachedFileId } from '../../store/cached-file-index.js';
 import type { Storage } from '../../store/storage.js';
 import type { CachedDocumentId } from '../../store/upstream-document-store.js';
-import type {
-  FileBody,
-  FileVariant,
-  ProjectListBatch,
-  ProjectPage,
-  ProjectReleases,
-  ReleaseMetadata,
-  SourceTrace,
-} from '../../model/documents.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, SourceTrace } from '../../model/documents.js';
 import type { ProjectName } from '../../model/names.js';
 import type { IndexSource } from '../source.js';
 import type { CacheEvents } from './cache-events.js';
@@ -63,12 +55,7 @@ export class CachedSource implements IndexSource {
     const { documents: docs, cachedFiles: files } = stores;
     this.docs = docs;
     const { clock, space, offline } = options;
-    this.documents = new DocumentCache(
-      docs,
-      { ...options, failure: (what, err) => upstream.failure(what, err) },
-      logger,
-      events,
-    );
+    this.documents = new DocumentCache(docs, { ...options, failure: (what, err) => upstream.failure(what, err) }, logger, events);
     const fileOptions = { offline, clock, space, maxFileSize: options.maxFileSize, budget: options.budget };
     this.files = new CachedFiles(upstream, files, blobs, fileOptions, logger, events, (name) => this.getProject(name));
     this.root = new RootList(upstream, docs, {

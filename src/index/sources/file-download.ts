@@ -187,7 +187,8 @@ export class FileDownload {
             this.release();
             this.wake();
           },
-          failed: (err) => this.stopKeeping(err) },
+          failed: (err) => this.stopKeeping(err),
+        },
         (bytes) => this.spec.mayWrite(bytes),
       );
     } catch (err) {

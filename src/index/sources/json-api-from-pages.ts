@@ -42,7 +42,10 @@ export class JsonApiFromPages extends SourceDecorator {
     if (!entry || entry.complete === false) {
       const done = this.build(page);
       const build: Build = { doc: done.then((result) => result.doc), complete: null };
-      done.then((result) => (build.complete = result.complete), () => (build.complete = false));
+      done.then(
+        (result) => (build.complete = result.complete),
+        () => (build.complete = false),
+      );
       this.built.set(page, build);
       entry = build;
     }

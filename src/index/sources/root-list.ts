@@ -50,7 +50,10 @@ export class RootList {
   }
 
   private async haveFile(): Promise<boolean> {
-    return stat(this.path).then(() => true, () => false);
+    return stat(this.path).then(
+      () => true,
+      () => false,
+    );
   }
 
   /** Makes sure the list is fresh enough (or as fresh as the upstream allows) and names its version. */

@@ -39,10 +39,7 @@ export interface Validators {
   lastModified?: string;
 }
 
-export type Fetched<T> =
-  | { status: 'ok'; value: T; validators: Validators }
-  | { status: 'not-modified' }
-  | { status: 'not-found' };
+export type Fetched<T> = { status: 'ok'; value: T; validators: Validators } | { status: 'not-modified' } | { status: 'not-found' };
 
 function conditionalHeaders(validators: Validators | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -143,10 +140,9 @@ export class UpstreamSource {
   }
 
   /** The root list, parsed as it streams in. */
-  async fetchRoot(validators?: Validators): Promise<
-    | { status: 'ok'; entries: AsyncIterable<ProjectListBatch>; validators: Validators; serial: number | undefined }
-    | { status: 'not-modified' }
-  > {
+  async fetchRoot(
+    validators?: Validators,
+  ): Promise<{ status: 'ok'; entries: AsyncIterable<ProjectListBatch>; validators: Validators; serial: number | undefined } | { status: 'not-modified' }> {
     const res = await this.client.get(this.indexUrl, {
       headers: { accept: PAGE_ACCEPT, ...conditionalHeaders(validators) },
       deadline: this.options.rootDeadline,

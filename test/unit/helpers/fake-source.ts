@@ -1,15 +1,7 @@
 /** An in-memory `IndexSource` for decorator tests: the test sets pages, JSON API documents and file bodies; every call is recorded. */
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import type {
-  FileBody,
-  FileVariant,
-  ProjectListBatch,
-  ProjectPage,
-  ProjectReleases,
-  ReleaseMetadata,
-  SourceTrace,
-} from '../../../src/model/documents.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, SourceTrace } from '../../../src/model/documents.js';
 import type { ProjectName } from '../../../src/model/names.js';
 import type { IndexSource } from '../../../src/index/source.js';
 

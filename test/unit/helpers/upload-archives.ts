@@ -8,11 +8,7 @@ import { ZipFile } from 'yazl';
 
 const MTIME = new Date(Date.UTC(2020, 0, 1));
 
-export async function writeZip(
-  path: string,
-  entries: Record<string, string | Buffer>,
-  options: { compress?: boolean } = {},
-): Promise<string> {
+export async function writeZip(path: string, entries: Record<string, string | Buffer>, options: { compress?: boolean } = {}): Promise<string> {
   const zip = new ZipFile();
   for (const [name, content] of Object.entries(entries)) {
     zip.addBuffer(Buffer.from(content), name, { mtime: MTIME, compress: options.compress ?? true });
@@ -47,8 +43,7 @@ export async function writeTarGz(path: string, members: TarMember[]): Promise<st
   return path;
 }
 
-export const metadataText = (name: string, version: string, extra = '') =>
-  `Metadata-Version: 2.1\nName: ${name}\nVersion: ${version}\n${extra}\n`;
+export const metadataText = (name: string, version: string, extra = '') => `Metadata-Version: 2.1\nName: ${name}\nVersion: ${version}\n${extra}\n`;
 
 const WHEEL_TEXT = 'Wheel-Version: 1.0\nGenerator: larder-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n';
 
