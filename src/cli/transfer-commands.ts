@@ -1,7 +1,7 @@
 /** `larder export` and `larder import`: moving projects and the upstream cache between data directories (air gaps). */
 import { parseDuration } from '../config/schema.js';
 import { normalizeName } from '../model/names.js';
-import { formatBytes } from '../config/schema.js';
+import { formatBytes } from '../base/units.js';
 import type { DbName } from '../transfer/archive-format.js';
 import { exportArchive } from '../transfer/export.js';
 import { importArchive } from '../transfer/import.js';

@@ -86,19 +86,6 @@ const SIZE_UNITS: Record<string, number> = {
   tib: 2 ** 40,
 };
 
-/** `1.2 GB`: decimal units, as sizes are written in the configuration. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  let value = bytes;
-  let unit = 'B';
-  for (const u of ['KB', 'MB', 'GB', 'TB']) {
-    if (value < 1000) break;
-    value /= 1000;
-    unit = u;
-  }
-  return `${value.toFixed(1)} ${unit}`;
-}
-
 export function parseSize(raw: unknown, key: string): number {
   if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw > 0) return raw;
   const match = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw) : null;
@@ -155,13 +142,6 @@ const parsePublicUrl: Parser<string | null> = (raw, key) => {
 };
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, '': 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `500 ms`, `10 s`, `2.5 min`: durations as messages show them. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  if (ms < 120_000) return `${Number((ms / 1000).toFixed(1))} s`;
-  return `${Number((ms / 60_000).toFixed(1))} min`;
-}
 
 /** `500ms`, `30s`, `10m`, `2h`, `1d`; a bare number is seconds. Returns milliseconds. */
 export function parseDuration(raw: unknown, key: string): number {

@@ -3,7 +3,7 @@
  * a pipe): plain lines such as `export: 120/450 files, 1.2 GB`, at most one per interval, and a last line
  * when done.
  */
-import { formatBytes } from '../config/schema.js';
+import { formatBytes } from '../base/units.js';
 
 export interface ProgressStream {
   write(chunk: string): unknown;

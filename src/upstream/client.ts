@@ -6,7 +6,7 @@
  */
 import { Agent, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
 import type { Config } from '../config/schema.js';
-import { formatDuration } from '../config/schema.js';
+import { formatDuration } from '../base/units.js';
 import { observing, type UpstreamObserver } from './observing-interceptor.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { classify, UpstreamError } from './upstream-error.js';

@@ -1,5 +1,5 @@
 /** Reading an upstream body within a bound: whole (documents) or as it streams (the project list). */
-import { formatBytes } from '../config/schema.js';
+import { formatBytes } from '../base/units.js';
 import { UpstreamError } from './upstream-error.js';
 import type { UpstreamResponse } from './client.js';
 

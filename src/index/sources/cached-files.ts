@@ -6,7 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Clock } from '../../base/clock.js';
-import { formatBytes } from '../../config/schema.js';
+import { formatBytes } from '../../base/units.js';
 import { LarderError, notFound } from '../../base/errors.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { DiskSpace } from '../../store/disk-space.js';

@@ -3,7 +3,7 @@
  * and at the end exactly the advertised size and the strongest advertised hash.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { formatBytes } from '../../config/schema.js';
+import { formatBytes } from '../../base/units.js';
 import { UpstreamError } from '../../upstream/upstream-error.js';
 import type { Hashes } from '../../model/documents.js';
 
