@@ -87,6 +87,29 @@ function poetryApp(name: string): string {
   ].join('\n');
 }
 
+/** A poetry (1.x layout) library project, version 1.0, ready to build and publish. */
+async function poetryLibrary(dir: string, name: string, description: string): Promise<void> {
+  const module = name.replace(/-/g, '_');
+  await writeFiles(dir, {
+    'pyproject.toml': [
+      '[tool.poetry]',
+      `name = "${name}"`,
+      'version = "1.0"',
+      `description = "${description}"`,
+      'authors = ["Alice <alice@example.test>"]',
+      '',
+      '[tool.poetry.dependencies]',
+      'python = ">=3.7"',
+      '',
+      '[build-system]',
+      'requires = ["poetry-core"]',
+      'build-backend = "poetry.core.masonry.api"',
+      '',
+    ].join('\n'),
+    [`${module}/__init__.py`]: `VALUE = "${name} 1.0"\n`,
+  });
+}
+
 async function startTrap(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
   const requests: string[] = [];
   const server = createServer((req, res) => {
@@ -480,24 +503,7 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     if (!need(t, found.poetry!, 'poetry (apt install python3-poetry)')) return;
     const home = await newHome('poetry-publish');
     const project = join(tmp, 'poetry-demo');
-    await writeFiles(project, {
-      'pyproject.toml': [
-        '[tool.poetry]',
-        'name = "poetry-demo"',
-        'version = "1.0"',
-        'description = "poetry publishes through larder"',
-        'authors = ["Alice <alice@example.test>"]',
-        '',
-        '[tool.poetry.dependencies]',
-        'python = ">=3.7"',
-        '',
-        '[build-system]',
-        'requires = ["poetry-core"]',
-        'build-backend = "poetry.core.masonry.api"',
-        '',
-      ].join('\n'),
-      'poetry_demo/__init__.py': 'VALUE = "poetry-demo 1.0"\n',
-    });
+    await poetryLibrary(project, 'poetry-demo', 'poetry publishes through larder');
     const env = envFor(home, { POETRY_CACHE_DIR: join(home, 'poetry-cache'), POETRY_NO_INTERACTION: '1' });
     const r = await sh(`${fill(readmeSnippet('poetry-credentials'))}${fill(readmeSnippet('poetry-publish'))}`, project, env);
     assert.equal(r.code, 0, show(r));
@@ -508,24 +514,7 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     if (!need(t, found.poetry!, 'poetry (apt install python3-poetry)')) return;
     const home = await newHome('poetry-misnamed');
     const project = join(tmp, 'poetry-misnamed');
-    await writeFiles(project, {
-      'pyproject.toml': [
-        '[tool.poetry]',
-        'name = "poetry-misnamed"',
-        'version = "1.0"',
-        'description = "credentials under the wrong name"',
-        'authors = ["Alice <alice@example.test>"]',
-        '',
-        '[tool.poetry.dependencies]',
-        'python = ">=3.7"',
-        '',
-        '[build-system]',
-        'requires = ["poetry-core"]',
-        'build-backend = "poetry.core.masonry.api"',
-        '',
-      ].join('\n'),
-      'poetry_misnamed/__init__.py': 'VALUE = 1\n',
-    });
+    await poetryLibrary(project, 'poetry-misnamed', 'credentials under the wrong name');
     const env = envFor(home, { POETRY_CACHE_DIR: join(home, 'poetry-cache'), POETRY_NO_INTERACTION: '1' });
     const script = `${fill(readmeSnippet('poetry-credentials'))}${fill(readmeSnippet('poetry-publish'))}`
       .replace(/repositories\.larder /, 'repositories.larder-upload ')

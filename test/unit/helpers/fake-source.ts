@@ -1,4 +1,5 @@
 /** An in-memory `IndexSource` for decorator tests: the test sets pages, JSON API documents and file bodies; every call is recorded. */
+import { emptyMetadata } from '../../../src/upstream/parse-json-api.js';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, SourceTrace } from '../../../src/model/documents.js';
@@ -66,30 +67,7 @@ export function coreMetadataText(name: string, version: string, summary: string)
 
 /** Metadata as a JSON API document carries it (not a placeholder). */
 export function releaseMetadata(name: string, version: string, summary: string): ReleaseMetadata {
-  return {
-    name,
-    version,
-    summary,
-    description: `The description of ${name} ${version}.`,
-    description_content_type: null,
-    author: null,
-    author_email: null,
-    maintainer: null,
-    maintainer_email: null,
-    license: null,
-    license_expression: null,
-    license_files: null,
-    keywords: null,
-    home_page: null,
-    download_url: null,
-    platform: null,
-    requires_python: null,
-    requires_dist: null,
-    provides_extra: null,
-    dynamic: null,
-    classifiers: [],
-    project_urls: null,
-  };
+  return { ...emptyMetadata(name, version), summary, description: `The description of ${name} ${version}.` };
 }
 
 /** A logger that keeps the messages of its warnings. */
