@@ -56,6 +56,10 @@ http {
       gzip_static on;
       gzip_vary on;
     }
+    location /root/ {
+      gzip_static on;
+      gzip_vary on;
+    }
   }
 }
 `;
