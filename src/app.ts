@@ -1,4 +1,5 @@
 /** The composition root: builds stores, sources and the HTTP app from one Config. The only place that wires. */
+import { privateFileTotals } from './index/stats.js';
 import { access, constants, mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -101,15 +102,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   /** The upstream as the overlay sees it: the cache, with JSON API documents completed. */
   let upstreamSource: IndexSource | null = null;
   let upstreamNames: UpstreamNameCheck | null = null;
-  const metrics = new Metrics(() => {
-    let bytes = 0;
-    let files = 0;
-    for (const f of meta.allFiles()) {
-      bytes += f.size;
-      files += 1;
-    }
-    return { private: { bytes, files }, cached: cachedFiles?.totals() ?? { bytes: 0, files: 0 } };
-  }, clock);
+  const metrics = new Metrics(() => ({ private: privateFileTotals(meta), cached: cachedFiles?.totals() ?? { bytes: 0, files: 0 } }), clock);
 
   const privateSource = new PrivateSource(meta, blobs);
   const space = new DiskSpace(config.data, config.diskReserve, clock);

@@ -2,6 +2,7 @@
  * Offline maintenance of the data directory, safe while the server runs: cache statistics, purging cached
  * upstream data (never private data) and collecting orphan blobs and stale temporary files.
  */
+import { privateFileTotals } from './stats.js';
 import type { Clock } from '../base/clock.js';
 import { referencedBlobs } from '../store/blob-references.js';
 import type { Storage } from '../store/storage.js';
@@ -19,19 +20,16 @@ export interface CacheStats {
 
 export async function cacheStats({ index, documents, cachedFiles, blobs }: Storage): Promise<CacheStats> {
   const cached = cachedFiles.totals();
+  const own = privateFileTotals(index);
   const stats: CacheStats = {
-    privateFiles: 0,
-    privateBytes: 0,
+    privateFiles: own.files,
+    privateBytes: own.bytes,
     cachedFiles: cached.files,
     cachedBytes: cached.bytes,
     cachedPages: documents.pageCount(),
     blobs: 0,
     blobBytes: 0,
   };
-  for (const f of index.allFiles()) {
-    stats.privateFiles++;
-    stats.privateBytes += f.size;
-  }
   for await (const blob of blobs.list()) {
     stats.blobs++;
     stats.blobBytes += blob.size;
