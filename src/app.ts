@@ -1,7 +1,7 @@
 /** The composition root: builds stores, sources and the HTTP app from one Config. The only place that wires. */
 import { privateFileTotals } from './index/stats.js';
 import { access, constants, mkdir } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Router from '@koa/router';
@@ -16,7 +16,11 @@ import type { HttpDeps } from './http/deps.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { readAuthMiddleware } from './http/read-auth.js';
 import { RenderedCache } from './http/rendered-cache.js';
-import { requestLog } from './http/request-log.js';
+import { fastPath, type FastPathParts } from './http/fast-path.js';
+import { smallBodyCache } from './http/file-answer.js';
+import { Handoff } from './http/handoff.js';
+import { memoNegotiator } from './http/negotiate.js';
+import { requestLog, requestRecorder } from './http/request-log.js';
 import { RootRenderCache } from './http/root-render-cache.js';
 import { registerAdminRoutes } from './http/routes/admin.js';
 import { registerFileRoutes } from './http/routes/files.js';
@@ -177,11 +181,18 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
 
   const koa = new Koa();
   const router = new Router({ strict: true });
+  const parts: FastPathParts = {
+    negotiate: memoNegotiator(),
+    smallBodies: smallBodyCache(),
+    pages: new Handoff(),
+    files: new Handoff(),
+    record: requestRecorder(logger, metrics),
+  };
   registerHealthRoutes(router);
   registerMetricsRoutes(router, metrics, config.metricsToken);
-  registerSimpleRoutes(router, deps);
+  registerSimpleRoutes(router, deps, parts.negotiate, parts.pages);
   registerJsonApiRoutes(router, deps);
-  registerFileRoutes(router, deps);
+  registerFileRoutes(router, deps, parts.smallBodies, parts.files);
   registerStatsRoutes(router, deps);
   registerUploadRoutes(router, deps);
   registerAdminRoutes(router, deps, new ProjectAdmin(meta));
@@ -191,18 +202,19 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') logger.debug({ err: err.message }, 'client went away');
     else logger.warn({ err }, 'response failed');
   });
-  let inflight = 0;
-  koa.use(async (ctx, next) => {
-    inflight++;
-    ctx.res.once('close', () => inflight--);
-    await next();
-  });
-  koa.use(requestLog(logger, metrics));
+  koa.use(requestLog(parts.record));
   koa.use(errorMiddleware(logger, storage));
   if (config.readAuth) koa.use(readAuthMiddleware(deps.authenticator));
   koa.use(router.routes());
   koa.use(router.allowedMethods());
 
+  const handle = fastPath(deps, parts, koa.callback());
+  let inflight = 0;
+  const countInflight = (req: IncomingMessage, res: ServerResponse) => {
+    inflight++;
+    res.once('close', () => inflight--);
+    handle(req, res);
+  };
   let server: Server | null = null;
   let closing: Promise<void> | null = null;
   const shutdown = async (graceMs: number) => {
@@ -238,7 +250,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     metrics,
     koa,
     async listen() {
-      server = createServer(koa.callback());
+      server = createServer(countInflight);
       server.keepAliveTimeout = 65_000;
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject);

@@ -11,12 +11,16 @@ export function gzipEtag(etag: string): string {
   return `${etag.slice(0, -1)}-gz"`;
 }
 
-/** True when the request's If-None-Match names `etag` (or `*`). */
-export function matchesEtag(ctx: Context, etag: string): boolean {
-  const header = ctx.get('If-None-Match');
-  if (!header) return false;
-  return header.split(',').some((tag) => {
+/** True when an If-None-Match header names `etag` (or `*`). */
+export function etagListed(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
     const t = tag.trim();
     return t === '*' || t === etag || t === `W/${etag}`;
   });
+}
+
+/** True when the request's If-None-Match names `etag` (or `*`). */
+export function matchesEtag(ctx: Context, etag: string): boolean {
+  return etagListed(ctx.get('If-None-Match'), etag);
 }

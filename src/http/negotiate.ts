@@ -105,3 +105,20 @@ export function parseAccept(header: string): MediaRange[] {
   }
   return ranges;
 }
+
+/** Negotiation with a memo: clients send a handful of distinct Accept headers, and each is parsed once. */
+export type Negotiator = (formatParam: string | undefined, accept: string | undefined) => Negotiated;
+
+export function memoNegotiator(limit = 256): Negotiator {
+  const known = new Map<string, Negotiated>();
+  return (formatParam, accept) => {
+    const key = `${formatParam ?? ''}\n${accept ?? ''}`;
+    let chosen = known.get(key);
+    if (!chosen) {
+      chosen = negotiateSimple(formatParam, accept);
+      if (known.size >= limit) known.delete(known.keys().next().value!);
+      known.set(key, chosen);
+    }
+    return chosen;
+  };
+}

@@ -1,9 +1,11 @@
 /**
  * One log line and one metrics sample per request: method, path, status, the error code of a refused
- * request (set by the error middleware), duration, cache state, bytes.
+ * request (set by the error middleware), duration, cache state, bytes. Both entry points (the Koa stack
+ * and the fast path) record through `trackRequest`.
  * The cache state counted is the one the response reports (`X-Larder-Cache`), so a request counts once
  * however many cached documents answering it took.
  */
+import type { ServerResponse } from 'node:http';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import type { CacheState } from '../model/documents.js';
@@ -11,34 +13,62 @@ import type { Metrics } from '../metrics/metrics.js';
 
 const QUIET_PATHS = new Set(['/health', '/metrics']);
 
-export function requestLog(logger: Logger, metrics: Metrics) {
-  return async function logRequest(ctx: Context, next: Next): Promise<void> {
-    const start = process.hrtime.bigint();
+export interface FinishedRequest {
+  method: string;
+  path: string;
+  /** The matched route pattern, e.g. `/simple/:project/`. */
+  route: string;
+  status: number;
+  code: string | undefined;
+  cache: CacheState | '';
+  bytes: number | undefined;
+}
+
+/** `start` (process.hrtime.bigint()) defaults to now. */
+export type RequestRecorder = (res: ServerResponse, describe: () => FinishedRequest, start?: bigint) => void;
+
+/** Records a request once its response has finished (or the connection closed first: status 499). */
+export function requestRecorder(logger: Logger, metrics: Metrics): RequestRecorder {
+  return (res, describe, start = process.hrtime.bigint()) => {
     const done = () => {
-      ctx.res.off('finish', done);
-      ctx.res.off('close', done);
+      res.off('finish', done);
+      res.off('close', done);
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const route = typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched';
-      const status = ctx.res.writableFinished ? ctx.status : 499;
-      metrics.observeRequest(route, ctx.method, status, seconds);
-      const cache = ctx.response.get('X-Larder-Cache') as CacheState | '';
-      if (cache) metrics.cacheResult(cacheKind(ctx.path), cache);
-      const quiet = QUIET_PATHS.has(ctx.path);
+      const finished = res.writableFinished;
+      const request = describe();
+      const status = finished ? request.status : 499;
+      metrics.observeRequest(request.route, request.method, status, seconds);
+      if (request.cache) metrics.cacheResult(cacheKind(request.path), request.cache);
+      const quiet = QUIET_PATHS.has(request.path);
       if (!logger.isLevelEnabled(quiet ? 'debug' : 'info')) return;
       const line = {
-        method: ctx.method,
-        path: ctx.path,
+        method: request.method,
+        path: request.path,
         status,
-        code: typeof ctx.state.errorCode === 'string' ? ctx.state.errorCode : undefined,
+        code: request.code,
         ms: Math.round(seconds * 10_000) / 10,
-        cache: cache || undefined,
-        bytes: Number(ctx.response.get('Content-Length')) || undefined,
+        cache: request.cache || undefined,
+        bytes: request.bytes || undefined,
       };
       if (quiet) logger.debug(line, 'request');
       else logger.info(line, 'request');
     };
-    ctx.res.once('finish', done);
-    ctx.res.once('close', done);
+    res.once('finish', done);
+    res.once('close', done);
+  };
+}
+
+export function requestLog(record: RequestRecorder) {
+  return async function logRequest(ctx: Context, next: Next): Promise<void> {
+    record(ctx.res, () => ({
+      method: ctx.method,
+      path: ctx.path,
+      route: typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched',
+      status: ctx.status,
+      code: typeof ctx.state.errorCode === 'string' ? ctx.state.errorCode : undefined,
+      cache: ctx.response.get('X-Larder-Cache') as CacheState | '',
+      bytes: Number(ctx.response.get('Content-Length')) || undefined,
+    }));
     await next();
   };
 }

@@ -1,11 +1,18 @@
-/** Shared response helpers: base URL, index cache and CORS headers, and sending a rendered index document. */
+/** Shared response helpers: base URL, index cache and CORS headers, and the answer for a rendered index document. */
 import type { Context } from 'koa';
 import type { Config } from '../config/schema.js';
-import { gzipEtag, matchesEtag } from './etag.js';
+import type { Answer } from './answer.js';
+import { sendThroughKoa } from './answer.js';
+import { etagListed, gzipEtag } from './etag.js';
 import type { Rendered, RenderedCache } from './rendered-cache.js';
 
+/** `config.publicUrl`, else what the request's Host says (as Koa's `ctx.protocol` is `http` unless told to trust proxies). */
+export function baseUrlFor(config: Config, host: string | undefined, protocol = 'http'): string {
+  return config.publicUrl ?? `${protocol}://${host ?? ''}`;
+}
+
 export function baseUrl(ctx: Context, config: Config): string {
-  return config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+  return baseUrlFor(config, ctx.host, ctx.protocol);
 }
 
 export const INDEX_CORS = {
@@ -15,38 +22,56 @@ export const INDEX_CORS = {
   'Access-Control-Max-Age': '86400',
   'Access-Control-Expose-Headers': 'X-PyPI-Last-Serial',
 };
+const INDEX_CORS_HEADERS = Object.entries(INDEX_CORS);
 
 export function indexCacheControl(config: Config): string {
   return `max-age=${config.indexMaxAge}, ${config.readAuth ? 'private' : 'public'}`;
 }
 
-/** True when the client's Accept-Encoding takes gzip (and does not refuse it with q=0). */
+const GZIP = /\bgzip\b/i;
+const GZIP_REFUSED = /\bgzip\s*;\s*q=0(\.0*)?\s*(,|$)/i;
+
+/** True when an Accept-Encoding header takes gzip (and does not refuse it with q=0). */
+export function takesGzip(acceptEncoding: string | undefined): boolean {
+  return !!acceptEncoding && GZIP.test(acceptEncoding) && !GZIP_REFUSED.test(acceptEncoding);
+}
+
 export function acceptsGzip(ctx: Context): boolean {
-  return /\bgzip\b/i.test(ctx.get('Accept-Encoding')) && !/\bgzip\s*;\s*q=0(\.0*)?\s*(,|$)/i.test(ctx.get('Accept-Encoding'));
+  return takesGzip(ctx.get('Accept-Encoding'));
+}
+
+/** The request headers an index document's answer depends on. */
+export interface DocumentRequest {
+  acceptEncoding: string | undefined;
+  ifNoneMatch: string | undefined;
+  /** Reported in `X-Larder-Cache` when the document came through the upstream cache. */
+  cache: string | undefined;
 }
 
 /**
- * Sends a rendered index page or JSON document with ETag, serial, cache and CORS headers, gzip-encoded
- * when the client accepts it (its own strong ETag), and 304 when the client already has it.
+ * A rendered index page or JSON document with ETag, serial, cache and CORS headers, gzip-encoded when the
+ * client accepts it (its own strong ETag), and 304 when the client already has it.
  */
-export function sendIndexDocument(ctx: Context, config: Config, cache: RenderedCache, key: string, doc: Rendered, varyAccept: boolean): void {
-  const gzip = acceptsGzip(ctx) && doc.body.length > 512;
+export function indexDocumentAnswer(config: Config, cache: RenderedCache, key: string, doc: Rendered, varyAccept: boolean, request: DocumentRequest): Answer {
+  const gzip = takesGzip(request.acceptEncoding) && doc.body.length > 512;
   const etag = gzip ? gzipEtag(doc.etag) : doc.etag;
-  const res = ctx.res;
-  for (const name in INDEX_CORS) res.setHeader(name, INDEX_CORS[name as keyof typeof INDEX_CORS]);
-  res.setHeader('Cache-Control', indexCacheControl(config));
-  res.setHeader('X-PyPI-Last-Serial', String(doc.serial));
-  res.setHeader('ETag', etag);
-  res.setHeader('Vary', varyAccept ? 'Accept, Accept-Encoding' : 'Accept-Encoding');
-  if (matchesEtag(ctx, etag) || matchesEtag(ctx, doc.etag)) {
-    ctx.status = 304;
-    return;
-  }
-  ctx.type = doc.contentType;
-  if (gzip) {
-    ctx.set('Content-Encoding', 'gzip');
-    ctx.body = cache.gzip(key, doc);
-  } else {
-    ctx.body = doc.body;
-  }
+  const headers: [string, string][] = request.cache ? [['X-Larder-Cache', request.cache], ...INDEX_CORS_HEADERS] : [...INDEX_CORS_HEADERS];
+  headers.push(
+    ['Cache-Control', indexCacheControl(config)],
+    ['X-PyPI-Last-Serial', String(doc.serial)],
+    ['ETag', etag],
+    ['Vary', varyAccept ? 'Accept, Accept-Encoding' : 'Accept-Encoding'],
+  );
+  if (etagListed(request.ifNoneMatch, etag) || etagListed(request.ifNoneMatch, doc.etag)) return { status: 304, headers, body: null };
+  const body = gzip ? cache.gzip(key, doc) : doc.body;
+  headers.push(['Content-Type', doc.contentType]);
+  if (gzip) headers.push(['Content-Encoding', 'gzip']);
+  headers.push(['Content-Length', String(body.length)]);
+  return { status: 200, headers, body };
+}
+
+/** Sends a rendered index document through Koa (see `indexDocumentAnswer`). */
+export function sendIndexDocument(ctx: Context, config: Config, cache: RenderedCache, key: string, doc: Rendered, varyAccept: boolean, cacheState?: string): Promise<void> {
+  const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, cache: cacheState };
+  return sendThroughKoa(ctx, indexDocumentAnswer(config, cache, key, doc, varyAccept, request));
 }

@@ -47,7 +47,7 @@ export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
       if (body === null) throw jsonNotFound();
       return { body, contentType: 'application/json', serial: doc.serial };
     });
-    sendIndexDocument(ctx, deps.config, deps.rendered, key, rendered, false);
+    await sendIndexDocument(ctx, deps.config, deps.rendered, key, rendered, false);
   };
   for (const prefix of ['pypi', 'index']) {
     for (const slash of ['', '/']) {

@@ -5,18 +5,19 @@ import { createGzip } from 'node:zlib';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { LarderError } from '../../base/errors.js';
-import type { SourceTrace } from '../../model/documents.js';
+import type { ProjectPage, SourceTrace } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
 import { checkProjectName } from '../../index/client-names.js';
 import { isDiskFull } from '../../store/disk-space.js';
 import { renderProjectHtml, renderRootHtmlChunks } from '../../render/simple-html.js';
 import { renderProjectJson, renderRootJsonChunks } from '../../render/simple-json.js';
 import type { HttpDeps } from '../deps.js';
-import { LRUCache } from 'lru-cache';
-import { negotiateSimple, type Negotiated } from '../negotiate.js';
+import type { Negotiated, Negotiator } from '../negotiate.js';
+import { sendThroughKoa, type Answer } from '../answer.js';
+import type { Handoff } from '../handoff.js';
 import type { RootFiles } from '../root-render-cache.js';
 import { gzipEtag, matchesEtag, strongEtag } from '../etag.js';
-import { acceptsGzip, baseUrl, INDEX_CORS, indexCacheControl, sendIndexDocument } from '../respond.js';
+import { acceptsGzip, baseUrl, INDEX_CORS, indexCacheControl, indexDocumentAnswer, type DocumentRequest } from '../respond.js';
 
 export function redirect(ctx: Context, path: string): void {
   const query = ctx.querystring ? `?${ctx.querystring}` : '';
@@ -27,28 +28,24 @@ export function redirect(ctx: Context, path: string): void {
 
 const simpleNotFound = () => new LarderError('not_found', 'Not Found', {}, '404 Not Found', 'text/plain; charset=utf-8');
 
-/** Clients send a handful of distinct Accept headers; each is parsed once. */
-function negotiator() {
-  const known = new LRUCache<string, Negotiated>({ max: 256 });
-  return (ctx: Context): Negotiated => {
-    const format = ctx.querystring ? (typeof ctx.query.format === 'string' ? ctx.query.format : undefined) : undefined;
-    const accept = ctx.get('Accept') || undefined;
-    const key = `${format ?? ''}\n${accept ?? ''}`;
-    let chosen = known.get(key);
-    if (!chosen) {
-      chosen = negotiateSimple(format, accept);
-      known.set(key, chosen);
-    }
-    return chosen;
-  };
+const formatOf = (ctx: Context) => (ctx.querystring ? (typeof ctx.query.format === 'string' ? ctx.query.format : undefined) : undefined);
+
+/** A project page rendered for one format and base URL (kept in the rendered cache), as an answer to a request. */
+export function projectPageAnswer(deps: HttpDeps, page: ProjectPage, chosen: Negotiated, base: string, request: DocumentRequest): Answer {
+  const key = `simple\0${chosen.contentType}\0${base}\0${page.name}`;
+  const rendered = deps.rendered.get(key, page, () => ({
+    body: chosen.format === 'json' ? renderProjectJson(page, base) : renderProjectHtml(page, base),
+    contentType: chosen.contentType,
+    serial: page.serial,
+  }));
+  return indexDocumentAnswer(deps.config, deps.rendered, key, rendered, true, request);
 }
 
-export function registerSimpleRoutes(router: Router, deps: HttpDeps): void {
-  const negotiate = negotiator();
+export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: Negotiator, handoff: Handoff<ProjectPage | null>): void {
   router.get('/simple', (ctx) => redirect(ctx, '/simple/'));
 
   router.get('/simple/', async (ctx) => {
-    const chosen = negotiate(ctx);
+    const chosen = negotiate(formatOf(ctx), ctx.get('Accept') || undefined);
     const base = baseUrl(ctx, deps.config);
     const version = await deps.source.listVersion();
     const serial = await deps.source.lastSerial();
@@ -91,22 +88,17 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps): void {
     checkProjectName(requested);
     const name = normalizeName(requested);
     if (!withSlash || name !== requested) return redirect(ctx, `/simple/${name}/`);
-    const chosen = negotiate(ctx);
-    const trace: SourceTrace = {};
-    const page = await deps.source.getProject(name, trace);
-    if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
+    const chosen = negotiate(formatOf(ctx), ctx.get('Accept') || undefined);
+    const handed = handoff.take(ctx.req);
+    const trace: SourceTrace = handed?.trace ?? {};
+    const page = await (handed?.lookup ?? deps.source.getProject(name, trace));
     if (!page) {
+      if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
       ctx.vary('Accept');
       throw simpleNotFound();
     }
-    const base = baseUrl(ctx, deps.config);
-    const key = `simple\0${chosen.contentType}\0${base}\0${name}`;
-    const rendered = deps.rendered.get(key, page, () => ({
-      body: chosen.format === 'json' ? renderProjectJson(page, base) : renderProjectHtml(page, base),
-      contentType: chosen.contentType,
-      serial: page.serial,
-    }));
-    sendIndexDocument(ctx, deps.config, deps.rendered, key, rendered, true);
+    const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, cache: trace.cache };
+    await sendThroughKoa(ctx, projectPageAnswer(deps, page, chosen, baseUrl(ctx, deps.config), request));
   };
   router.get('/simple/:project/', (ctx) => projectPage(ctx, true));
   router.get('/simple/:project', (ctx) => projectPage(ctx, false));
