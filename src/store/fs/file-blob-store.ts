@@ -11,11 +11,20 @@ import type { BlobStore } from '../blob-store.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
+/** How long a blob seen on disk is taken to be there without another stat (a blob removed behind larder's back is noticed this late). */
+const SEEN_FOR_MS = 1000;
+const SEEN_MAX = 10_000;
+
 export class FileBlobStore implements BlobStore {
   readonly blobsDir: string;
   readonly tmpDir: string;
+  /** sha256 → when it was last seen on disk (monotonic ms), so a hot file is not stat'ed per request. */
+  private readonly seen = new Map<string, number>();
 
-  constructor(dataDir: string) {
+  constructor(
+    dataDir: string,
+    private readonly monotonicMs: () => number = () => performance.now(),
+  ) {
     this.blobsDir = join(dataDir, 'blobs', 'sha256');
     this.tmpDir = join(dataDir, 'tmp');
   }
@@ -44,7 +53,7 @@ export class FileBlobStore implements BlobStore {
 
   pathFor(sha256: string): string {
     if (!SHA256_HEX.test(sha256)) throw new Error(`not a sha256 hex digest: ${sha256}`);
-    return join(this.blobsDir, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+    return `${this.blobsDir}/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
   }
 
   /** A fresh path in tmp/ for an in-flight write. */
@@ -66,7 +75,16 @@ export class FileBlobStore implements BlobStore {
    * far less than a round trip through the thread pool.
    */
   hasSync(sha256: string): boolean {
-    return existsSync(this.pathFor(sha256));
+    const now = this.monotonicMs();
+    const seenAt = this.seen.get(sha256);
+    if (seenAt !== undefined && now - seenAt < SEEN_FOR_MS) return true;
+    const there = existsSync(this.pathFor(sha256));
+    if (!there) this.seen.delete(sha256);
+    else {
+      if (this.seen.size >= SEEN_MAX) this.seen.clear();
+      this.seen.set(sha256, now);
+    }
+    return there;
   }
 
   async size(sha256: string): Promise<number | null> {
@@ -127,6 +145,7 @@ export class FileBlobStore implements BlobStore {
   }
 
   async remove(sha256: string): Promise<void> {
+    this.seen.delete(sha256);
     await rm(this.pathFor(sha256), { force: true });
   }
 
