@@ -60,6 +60,7 @@ export interface Config extends policy.PolicyConfig {
 }
 
 export type ConfigKey = keyof Config;
+export type UpstreamSpecOf = policy.UpstreamSpec;
 
 export class ConfigError extends Error {
   constructor(key: string, value: unknown, expected: string) {

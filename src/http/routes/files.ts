@@ -158,6 +158,7 @@ export function registerFileRoutes(router: Router, deps: HttpDeps): void {
     const trace: SourceTrace = {};
     const body = await deps.source.openFile(project, filename, variant, trace);
     if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
+    if (trace.upstream) ctx.set('X-Larder-Upstream', trace.upstream);
     if (!body) throw notFound(`No file ${requested} in project ${project}.`);
     await sendFileBody(ctx, body, deps.config.readAuth, smallBodies);
     if (trace.cache === 'hit' && ctx.method === 'GET') {

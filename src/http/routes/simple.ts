@@ -95,6 +95,7 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps): void {
     const trace: SourceTrace = {};
     const page = await deps.source.getProject(name, trace);
     if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
+    if (trace.upstream) ctx.set('X-Larder-Upstream', trace.upstream);
     if (!page) {
       ctx.vary('Accept');
       throw simpleNotFound();
