@@ -80,7 +80,8 @@ export const ERROR_CATALOGUE = {
   policy_not_allowed: { status: 404, meaning: 'LARDER_ALLOW is set and the upstream project or release is not on it.' },
   policy_held_back: {
     status: 403,
-    meaning: 'The upstream file is younger than LARDER_MIN_RELEASE_AGE (the message says when it becomes available), or has no known upload time under LARDER_MIN_RELEASE_AGE_UNKNOWN=deny.',
+    meaning:
+      'The upstream file is younger than LARDER_MIN_RELEASE_AGE (the message says when it becomes available), or has no known upload time under LARDER_MIN_RELEASE_AGE_UNKNOWN=deny.',
   },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

@@ -295,7 +295,13 @@ export const SETTINGS = [
   setting('shutdownGrace', 'LARDER_SHUTDOWN_GRACE', '--shutdown-grace', parseDuration, 'time in-flight requests and downloads get to finish on SIGTERM'),
   setting('cacheMaxSize', 'LARDER_CACHE_MAX_SIZE', '--cache-max-size', optionalSize, 'bound on cached upstream files (e.g. 20GB); empty = unlimited'),
   // Supply-chain policy (policy-settings.ts; called lazily, since that module imports this one)
-  setting('minReleaseAge', 'LARDER_MIN_RELEASE_AGE', '--min-release-age', (r, k) => policy.parseMinReleaseAge(r, k), 'hide upstream files younger than this (e.g. 3d); empty = off'),
+  setting(
+    'minReleaseAge',
+    'LARDER_MIN_RELEASE_AGE',
+    '--min-release-age',
+    (r, k) => policy.parseMinReleaseAge(r, k),
+    'hide upstream files younger than this (e.g. 3d); empty = off',
+  ),
   setting(
     'minReleaseAgeUnknown',
     'LARDER_MIN_RELEASE_AGE_UNKNOWN',

@@ -116,5 +116,7 @@ export function buildUpstreamChain(spec: UpstreamSpecOf, upstreamConfig: Config,
 export function upstreamSpecs(config: Config): UpstreamSpecOf[] {
   if (config.upstreams.length) return config.upstreams;
   if (!config.upstream) return [];
-  return [{ name: new URL(config.upstream).hostname, url: config.upstream, projects: null, username: config.upstreamUsername, password: config.upstreamPassword }];
+  return [
+    { name: new URL(config.upstream).hostname, url: config.upstream, projects: null, username: config.upstreamUsername, password: config.upstreamPassword },
+  ];
 }

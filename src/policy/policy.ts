@@ -28,12 +28,21 @@ interface ParsedRules {
 }
 
 function parseRules(rules: PolicyRules): ParsedRules {
-  return { minReleaseAge: rules.minReleaseAge, unknown: rules.minReleaseAgeUnknown, deny: parseRequirementList(rules.deny), allow: parseRequirementList(rules.allow) };
+  return {
+    minReleaseAge: rules.minReleaseAge,
+    unknown: rules.minReleaseAgeUnknown,
+    deny: parseRequirementList(rules.deny),
+    allow: parseRequirementList(rules.allow),
+  };
 }
 
 /** `3d`, `12h`, `90m`, `45s`: as the setting is written. */
 function ageText(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+  ] as const) {
     if (ms % size === 0) return `${ms / size}${unit}`;
   }
   return `${Math.round(ms / 1000)}s`;

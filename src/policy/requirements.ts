@@ -20,7 +20,10 @@ const REQUIREMENT = /^([A-Za-z0-9*?][A-Za-z0-9._*?-]*)\s*(?:\(\s*([^)]*)\)|([<>=
 /** A name or glob as a pattern over normalized names (`*` any run, `?` one character). */
 export function namePattern(glob: string): RegExp {
   const normalized = normalizeName(glob);
-  const body = normalized.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = normalized
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`);
 }
 
