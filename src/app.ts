@@ -105,12 +105,12 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   const policyMetrics = new PolicyMetrics(metrics.registry, logger, () => Array.from(stores.policy.collisions()).length);
   const policy = new Policy(config, stores.policy, clock);
   const budget = config.cacheMaxSize === null ? undefined : new CacheBudget(stores, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
-  const chains = upstreamSpecs(config).map((spec, i) =>
+  const specs = upstreamSpecs(config);
+  const chains = specs.map((spec, i) =>
     buildUpstreamChain(spec, configFor(config, spec, i === 0), i === 0, { stores, clock, logger, metrics, space, storage, budget }),
   );
   const clients = chains.map((c) => c.client);
   cachedFiles = chains[0]?.cache.files ?? null;
-  const specs = upstreamSpecs(config);
   const upstreamRouter = chains.length
     ? new UpstreamRouter(
         chains.map((chain, i) => ({
@@ -178,7 +178,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       const s = server;
       const closed = new Promise<void>((resolve) => s.close(() => resolve()));
       s.closeIdleConnections();
-      const downloads = cachedFiles ? cachedFiles.drain() : Promise.resolve();
+      const downloads = Promise.all(chains.map((c) => c.cache.files.drain()));
       let downloadsDone = false;
       void downloads.then(() => (downloadsDone = true));
       // The grace is real time, measured by a timer rather than the injected clock, which a test may hold still.
