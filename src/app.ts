@@ -33,16 +33,17 @@ import { registerUploadRoutes } from './http/routes/upload.js';
 import { ProjectAdmin } from './index/project-admin.js';
 import { CacheBudget } from './index/sources/cache-budget.js';
 import type { CachedFiles } from './index/sources/cached-files.js';
-import { CachedSource } from './index/sources/cached-source.js';
-import { cachedWheelMetadata, coreMetadataFile, firstFound } from './index/sources/core-metadata-file.js';
-import { readWheelMetadata } from './upload/dist-metadata.js';
-import { JsonApiFromPages } from './index/sources/json-api-from-pages.js';
 import { OverlaySource } from './index/sources/overlay-source.js';
 import { PrivateSource } from './index/sources/private-source.js';
-import { ReleaseMetadataFiller } from './index/sources/release-metadata.js';
-import { UpstreamSource } from './index/sources/upstream-source.js';
 import type { IndexSource } from './index/source.js';
 import { UpstreamNameCheck } from './index/upstream-names.js';
+import { buildUpstreamChain, configFor, upstreamSpecs } from './index/upstream-chain.js';
+import { UpstreamRouter } from './index/sources/upstream-router.js';
+import { PolicyMetrics } from './metrics/policy-metrics.js';
+import { CollisionWatch } from './policy/collision-watch.js';
+import { Policy, type PolicyRules } from './policy/policy.js';
+import { PolicySource } from './policy/policy-source.js';
+import { namePattern } from './policy/requirements.js';
 import { createLogger } from './logger.js';
 import { StorageReporter } from './metrics/storage-reporter.js';
 import { Metrics } from './metrics/metrics.js';
@@ -52,8 +53,6 @@ import type { IndexStore } from './store/index-store.js';
 import { openStorage } from './store/local/open-storage.js';
 import type { Storage } from './store/storage.js';
 import { Publisher } from './upload/publish.js';
-import { UpstreamClient } from './upstream/client.js';
-import { OriginPolicy } from './upstream/origin-policy.js';
 
 export interface Larder {
   config: Config;
@@ -64,6 +63,8 @@ export interface Larder {
   blobs: BlobStore;
   metrics: Metrics;
   koa: Koa;
+  /** Replaces the deny and allow lists and the cooldown (SIGHUP); throws, keeping the old rules, when they do not parse. */
+  reloadPolicy(rules: PolicyRules): void;
   /** Starts listening; resolves with the URL the server is reachable at. */
   listen(): Promise<string>;
   /**
@@ -91,9 +92,6 @@ async function openDataDir(config: Config): Promise<Storage> {
   return storage;
 }
 
-/** The project list is large: it gets at least this long, however short the page deadline is. */
-const ROOT_DEADLINE_MIN = 60_000;
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function createLarder(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Promise<Larder> {
@@ -103,64 +101,34 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   const { index: meta, blobs } = stores;
 
   let cachedFiles: CachedFiles | null = null;
-  /** The upstream as the overlay sees it: the cache, with JSON API documents completed. */
-  let upstreamSource: IndexSource | null = null;
-  let upstreamNames: UpstreamNameCheck | null = null;
   const metrics = new Metrics(() => ({ private: privateFileTotals(meta), cached: cachedFiles?.totals() ?? { bytes: 0, files: 0 } }), clock);
 
   const privateSource = new PrivateSource(meta, blobs);
   const space = new DiskSpace(config.data, config.diskReserve, clock);
   const storage = new StorageReporter(logger, metrics, clock);
-  const origins = new OriginPolicy(config.upstream, config.upstreamJsonApi, config.fileHosts);
-  const client = config.upstream
-    ? new UpstreamClient(config, origins, {
-        request: () => metrics.upstreamRequests.inc(),
-        failure: (kind) => {
-          metrics.upstreamErrors.inc({ kind });
-          if (kind === 'timeout') metrics.upstreamTimeouts.inc();
-        },
-      })
+  const policyMetrics = new PolicyMetrics(metrics.registry, logger, () => Array.from(stores.policy.collisions()).length);
+  const policy = new Policy(config, stores.policy, clock);
+  const budget = config.cacheMaxSize === null ? undefined : new CacheBudget(stores, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
+  const specs = upstreamSpecs(config);
+  const chains = specs.map((spec, i) =>
+    buildUpstreamChain(spec, configFor(config, spec, i === 0), i === 0, { stores, clock, logger, metrics, space, storage, budget }),
+  );
+  const clients = chains.map((c) => c.client);
+  cachedFiles = chains[0]?.cache.files ?? null;
+  const upstreamRouter = chains.length
+    ? new UpstreamRouter(
+        chains.map((chain, i) => ({
+          name: chain.name,
+          source: new CollisionWatch(chain.source, chain.name, privateSource, stores.policy, clock, logger),
+          cachedPage: (name) => chain.cache.cachedPage(name),
+          patterns: specs[i]!.projects?.map(namePattern) ?? null,
+        })),
+        (upstream, kind) => policyMetrics.upstreamAnswers.inc({ upstream, kind }),
+      )
     : null;
-  if (client && config.upstream) {
-    const budget = config.cacheMaxSize === null ? undefined : new CacheBudget(stores, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
-    const upstream = new UpstreamSource(client, {
-      indexUrl: UpstreamClient.stripCredentials(config.upstream),
-      jsonApiUrl: config.upstreamJsonApi,
-      deadline: config.upstreamDeadline,
-      rootDeadline: Math.max(ROOT_DEADLINE_MIN, config.upstreamDeadline),
-    });
-    const cache = new CachedSource(
-      upstream,
-      stores,
-      blobs,
-      {
-        pageTtl: config.pageTtl,
-        rootTtl: config.rootTtl,
-        notFoundTtl: config.notFoundTtl,
-        staleWait: Math.min(config.staleWait, config.upstreamDeadline),
-        offline: config.offline,
-        maxFileSize: config.maxFileSize,
-        cacheDir: join(config.data, 'cache'),
-        clock,
-        space,
-        budget,
-      },
-      logger,
-      {
-        hashMismatch: () => metrics.hashMismatches.inc(),
-        bytesFetched: (n) => metrics.upstreamFetchedBytes.inc(n),
-        diskFull: (what, item, err) => storage.diskFull(what, item, err),
-        storeFailed: (what, err) => storage.failed(what, err),
-      },
-    );
-    cachedFiles = cache.files;
-    const coreMetadata = firstFound([coreMetadataFile(cache, logger), cachedWheelMetadata(cache, readWheelMetadata, logger)]);
-    upstreamSource = new ReleaseMetadataFiller(new JsonApiFromPages(cache, coreMetadata), [
-      (name, release) => cache.getReleaseMetadata(name, release.version),
-      coreMetadata,
-    ]);
-    upstreamNames = new UpstreamNameCheck(cache, config.offline);
-  }
+  /** The upstream as the overlay sees it: routed, with the supply-chain policy applied. */
+  const upstreamSource: IndexSource | null = upstreamRouter ? new PolicySource(upstreamRouter, policy, policyMetrics) : null;
+  const upstreamNames = upstreamRouter ? new UpstreamNameCheck(upstreamRouter, config.offline) : null;
   const passwords = new PasswordHasher();
   const source = new OverlaySource(privateSource, upstreamSource, { mergeAllowList: new Set(config.mergeAllowList) });
   const deps: HttpDeps = {
@@ -222,7 +190,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       const s = server;
       const closed = new Promise<void>((resolve) => s.close(() => resolve()));
       s.closeIdleConnections();
-      const downloads = cachedFiles ? cachedFiles.drain() : Promise.resolve();
+      const downloads = Promise.all(chains.map((c) => c.cache.files.drain()));
       let downloadsDone = false;
       void downloads.then(() => (downloadsDone = true));
       // The grace is real time, measured by a timer rather than the injected clock, which a test may hold still.
@@ -237,7 +205,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
       s.closeAllConnections();
       await closed;
     }
-    await client?.close();
+    await Promise.all(clients.map((c) => c.close()));
     await passwords.close();
     await stores.close();
   };
@@ -249,6 +217,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     blobs,
     metrics,
     koa,
+    reloadPolicy: (rules) => policy.update(rules),
     async listen() {
       server = createServer(countInflight);
       server.keepAliveTimeout = 65_000;

@@ -38,6 +38,14 @@ async function serve(argv: string[], io: Io): Promise<boolean> {
       () => process.exit(1),
     );
   };
+  process.on('SIGHUP', () => {
+    try {
+      larder.reloadPolicy(config());
+      larder.logger.info('SIGHUP received: deny and allow lists and the release cooldown reloaded');
+    } catch (err) {
+      larder.logger.error({ err: (err as Error).message }, 'SIGHUP received: the configuration does not load; the policy is unchanged');
+    }
+  });
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   return true;

@@ -1,6 +1,7 @@
-/** Loads the configuration: config/defaults.json, then an optional JSON file, then the environment, then flags. */
+/** Loads the configuration: config/defaults.json, then an optional JSON or TOML file, then the environment, then flags. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parse as parseToml } from 'smol-toml';
 import { ConfigError, SETTINGS, type Config, type ConfigKey } from './schema.js';
 
 const DEFAULTS_PATH = fileURLToPath(new URL('../../../config/defaults.json', import.meta.url));
@@ -13,11 +14,12 @@ function readJson(path: string, what: string): Record<string, unknown> {
   } catch (err) {
     throw new ConfigError(what, path, `a readable JSON file (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
+  const toml = path.toLowerCase().endsWith('.toml');
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = toml ? parseToml(text) : JSON.parse(text);
     if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    /* reported below */
+  } catch (err) {
+    if (toml) throw new ConfigError(what, path, `a valid TOML file (${(err as Error).message.split('\n')[0]})`);
   }
   throw new ConfigError(what, path, 'a file holding one JSON object');
 }

@@ -1,6 +1,7 @@
 /** Every setting larder has: its type, its parser and its environment variable. Defaults live in config/defaults.json. */
+import * as policy from './policy-settings.js';
 
-export interface Config {
+export interface Config extends policy.PolicyConfig {
   host: string;
   port: number;
   /** Data directory (LMDB, blobs, tmp). */
@@ -59,6 +60,7 @@ export interface Config {
 }
 
 export type ConfigKey = keyof Config;
+export type UpstreamSpecOf = policy.UpstreamSpec;
 
 export class ConfigError extends Error {
   constructor(key: string, value: unknown, expected: string) {
@@ -292,4 +294,22 @@ export const SETTINGS = [
   setting('metricsToken', 'LARDER_METRICS_TOKEN', '--metrics-token', optionalString, 'bearer token that /metrics requires; empty = open'),
   setting('shutdownGrace', 'LARDER_SHUTDOWN_GRACE', '--shutdown-grace', parseDuration, 'time in-flight requests and downloads get to finish on SIGTERM'),
   setting('cacheMaxSize', 'LARDER_CACHE_MAX_SIZE', '--cache-max-size', optionalSize, 'bound on cached upstream files (e.g. 20GB); empty = unlimited'),
+  // Supply-chain policy (policy-settings.ts; called lazily, since that module imports this one)
+  setting(
+    'minReleaseAge',
+    'LARDER_MIN_RELEASE_AGE',
+    '--min-release-age',
+    (r, k) => policy.parseMinReleaseAge(r, k),
+    'hide upstream files younger than this (e.g. 3d); empty = off',
+  ),
+  setting(
+    'minReleaseAgeUnknown',
+    'LARDER_MIN_RELEASE_AGE_UNKNOWN',
+    '--min-release-age-unknown',
+    (r, k) => policy.parseUnknownAge(r, k),
+    'upstream files with no known upload time under the cooldown: allow or deny',
+  ),
+  setting('deny', 'LARDER_DENY', '--deny', (r, k) => policy.parseRequirements(r, k), 'upstream releases hidden and refused (e.g. evilpkg,requests<2.0)'),
+  setting('allow', 'LARDER_ALLOW', '--allow', (r, k) => policy.parseRequirements(r, k), 'when set, only these upstream projects are served'),
+  setting('upstreams', 'LARDER_UPSTREAMS', '--upstreams', (r, k) => policy.parseUpstreams(r, k), 'several upstreams, in order (config file; JSON here)'),
 ] as const;

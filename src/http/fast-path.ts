@@ -85,7 +85,7 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
         const { headers } = req;
         const chosen = negotiate(undefined, headers.accept || undefined);
         const base = baseUrlFor(deps.config, headers.host);
-        const request = { acceptEncoding: headers['accept-encoding'] || undefined, ifNoneMatch: headers['if-none-match'] || undefined, cache: trace.cache };
+        const request = { acceptEncoding: headers['accept-encoding'] || undefined, ifNoneMatch: headers['if-none-match'] || undefined, trace };
         return await send(req, res, '/simple/:project/', projectPageAnswer(deps, found, chosen, base, request), trace, start);
       }
     } catch {
@@ -102,7 +102,7 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
       const body = await lookup;
       if (body?.kind === 'disk') {
         const get = (name: string) => req.headers[name] as string | undefined;
-        const answer = await diskFileAnswer(body, fileRequest(get, req.method === 'HEAD', trace.cache), deps.config.readAuth, smallBodies);
+        const answer = await diskFileAnswer(body, fileRequest(get, req.method === 'HEAD', trace), deps.config.readAuth, smallBodies);
         await send(req, res, '/packages/:project/:filename', answer, trace, start);
         if (trace.cache === 'hit' && req.method === 'GET') {
           const bytes = Number(answer.headers.find(([name]) => name === 'Content-Length')?.[1] ?? 0);

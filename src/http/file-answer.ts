@@ -5,9 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import { LRUCache } from 'lru-cache';
 import { LarderError } from '../base/errors.js';
-import type { FileBody } from '../model/documents.js';
+import type { FileBody, SourceTrace } from '../model/documents.js';
 import type { Answer } from './answer.js';
 import { etagListed } from './etag.js';
+import { traceHeaders } from './respond.js';
 
 export type ByteRange = { start: number; end: number };
 
@@ -62,13 +63,12 @@ export interface FileRequest {
   ifNoneMatch: string | undefined;
   ifRange: string | undefined;
   range: string | undefined;
-  /** Reported in `X-Larder-Cache` when the file came through the upstream cache. */
-  cache: string | undefined;
+  /** What the sources reported (X-Larder-Cache, X-Larder-Upstream). */
+  trace: SourceTrace;
 }
 
 export async function diskFileAnswer(body: Extract<FileBody, { kind: 'disk' }>, request: FileRequest, privateReads: boolean, small: SmallBodies): Promise<Answer> {
-  const headers = fileHeaders(body, privateReads);
-  if (request.cache) headers.unshift(['X-Larder-Cache', request.cache]);
+  const headers = [...traceHeaders(request.trace), ...fileHeaders(body, privateReads)];
   if (etagListed(request.ifNoneMatch, body.etag)) {
     return { status: 304, headers: headers.filter(([name]) => name !== 'Content-Type'), body: null };
   }

@@ -1,6 +1,7 @@
 /** Shared response helpers: base URL, index cache and CORS headers, and the answer for a rendered index document. */
 import type { Context } from 'koa';
 import type { Config } from '../config/schema.js';
+import type { SourceTrace } from '../model/documents.js';
 import type { Answer } from './answer.js';
 import { sendThroughKoa } from './answer.js';
 import { etagListed, gzipEtag } from './etag.js';
@@ -44,8 +45,16 @@ export function acceptsGzip(ctx: Context): boolean {
 export interface DocumentRequest {
   acceptEncoding: string | undefined;
   ifNoneMatch: string | undefined;
-  /** Reported in `X-Larder-Cache` when the document came through the upstream cache. */
-  cache: string | undefined;
+  /** What the sources reported (X-Larder-Cache, X-Larder-Upstream). */
+  trace: SourceTrace;
+}
+
+/** The headers saying where a proxied answer came from. */
+export function traceHeaders(trace: SourceTrace): [string, string][] {
+  const headers: [string, string][] = [];
+  if (trace.cache) headers.push(['X-Larder-Cache', trace.cache]);
+  if (trace.upstream) headers.push(['X-Larder-Upstream', trace.upstream]);
+  return headers;
 }
 
 /**
@@ -55,7 +64,7 @@ export interface DocumentRequest {
 export function indexDocumentAnswer(config: Config, cache: RenderedCache, key: string, doc: Rendered, varyAccept: boolean, request: DocumentRequest): Answer {
   const gzip = takesGzip(request.acceptEncoding) && doc.body.length > 512;
   const etag = gzip ? gzipEtag(doc.etag) : doc.etag;
-  const headers: [string, string][] = request.cache ? [['X-Larder-Cache', request.cache], ...INDEX_CORS_HEADERS] : [...INDEX_CORS_HEADERS];
+  const headers = [...traceHeaders(request.trace), ...INDEX_CORS_HEADERS];
   headers.push(
     ['Cache-Control', indexCacheControl(config)],
     ['X-PyPI-Last-Serial', String(doc.serial)],
@@ -71,7 +80,7 @@ export function indexDocumentAnswer(config: Config, cache: RenderedCache, key: s
 }
 
 /** Sends a rendered index document through Koa (see `indexDocumentAnswer`). */
-export function sendIndexDocument(ctx: Context, config: Config, cache: RenderedCache, key: string, doc: Rendered, varyAccept: boolean, cacheState?: string): Promise<void> {
-  const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, cache: cacheState };
+export function sendIndexDocument(ctx: Context, config: Config, cache: RenderedCache, key: string, doc: Rendered, varyAccept: boolean): Promise<void> {
+  const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, trace: {} };
   return sendThroughKoa(ctx, indexDocumentAnswer(config, cache, key, doc, varyAccept, request));
 }

@@ -156,6 +156,8 @@ export type CacheState = 'hit' | 'miss' | 'revalidated' | 'stale';
 /** Filled in by sources while they answer one request. */
 export interface SourceTrace {
   cache?: CacheState;
+  /** The name of the upstream that answered, reported in `X-Larder-Upstream`. */
+  upstream?: string;
 }
 
 export type FileVariant = 'file' | 'metadata' | 'signature';

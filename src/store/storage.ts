@@ -2,6 +2,7 @@
 import type { BlobStore } from './blob-store.js';
 import type { CachedFileIndex } from './cached-file-index.js';
 import type { IndexStore } from './index-store.js';
+import type { PolicyStore } from './policy-store.js';
 import type { UpstreamDocumentStore } from './upstream-document-store.js';
 
 export interface Storage {
@@ -12,5 +13,9 @@ export interface Storage {
   /** Records of the verified upstream files in `blobs`. */
   cachedFiles: CachedFileIndex;
   blobs: BlobStore;
+  /** Cooldown exemptions and name collisions. */
+  policy: PolicyStore;
+  /** The cached pages and JSON documents of the upstream named `name` when it is not the first one. */
+  upstreamDocuments(name: string): UpstreamDocumentStore;
   close(): Promise<void>;
 }

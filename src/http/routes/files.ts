@@ -35,8 +35,8 @@ async function sendStreamedFile(ctx: Context, body: Extract<FileBody, { kind: 's
   if (opened && !head) ctx.body = opened.stream;
 }
 
-export function fileRequest(get: (name: string) => string | undefined, head: boolean, cache: string | undefined): FileRequest {
-  return { head, ifNoneMatch: get('if-none-match'), ifRange: get('if-range'), range: get('range'), cache };
+export function fileRequest(get: (name: string) => string | undefined, head: boolean, trace: SourceTrace): FileRequest {
+  return { head, ifNoneMatch: get('if-none-match'), ifRange: get('if-range'), range: get('range'), trace };
 }
 
 /** Where a file request names its file: the normalized project, the file and which of its variants. */
@@ -59,9 +59,10 @@ export function registerFileRoutes(router: Router, deps: HttpDeps, smallBodies: 
     const trace: SourceTrace = handed?.trace ?? {};
     const body = await (handed?.lookup ?? deps.source.openFile(project, filename, variant, trace));
     if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
+    if (trace.upstream) ctx.set('X-Larder-Upstream', trace.upstream);
     if (!body) throw notFound(`No file ${requested} in project ${project}.`);
     if (body.kind === 'stream') await sendStreamedFile(ctx, body, deps.config.readAuth);
-    else await sendThroughKoa(ctx, await diskFileAnswer(body, fileRequest((name) => ctx.get(name) || undefined, ctx.method === 'HEAD', trace.cache), deps.config.readAuth, smallBodies));
+    else await sendThroughKoa(ctx, await diskFileAnswer(body, fileRequest((name) => ctx.get(name) || undefined, ctx.method === 'HEAD', trace), deps.config.readAuth, smallBodies));
     if (trace.cache === 'hit' && ctx.method === 'GET') {
       const bytes = ctx.length ?? 0;
       ctx.res.once('finish', () => deps.metrics.cacheServedBytes.inc(bytes));

@@ -39,6 +39,7 @@ export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
       throw err;
     }
     if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
+    if (trace.upstream) ctx.set('X-Larder-Upstream', trace.upstream);
     if (!doc) throw jsonNotFound();
     const base = baseUrl(ctx, deps.config);
     const key = `json\0${base}\0${name}\0${version ?? ''}`;

@@ -94,10 +94,11 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: 
     const page = await (handed?.lookup ?? deps.source.getProject(name, trace));
     if (!page) {
       if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
+      if (trace.upstream) ctx.set('X-Larder-Upstream', trace.upstream);
       ctx.vary('Accept');
       throw simpleNotFound();
     }
-    const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, cache: trace.cache };
+    const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, trace };
     await sendThroughKoa(ctx, projectPageAnswer(deps, page, chosen, baseUrl(ctx, deps.config), request));
   };
   router.get('/simple/:project/', (ctx) => projectPage(ctx, true));

@@ -24,8 +24,9 @@ function idOf(key: Key): CachedDocumentId | null {
 export class LmdbDocumentStore implements UpstreamDocumentStore {
   private readonly db: Database<CachedDocument<unknown> | RootListRecord, Key>;
 
-  constructor(root: RootDatabase) {
-    this.db = root.openDB({ name: 'upstream-docs' });
+  /** `name`: the database; another upstream than the first keeps its documents in one of its own. */
+  constructor(root: RootDatabase, name = 'upstream-docs') {
+    this.db = root.openDB({ name });
   }
 
   get<T>(id: CachedDocumentId): CachedDocument<T> | undefined {

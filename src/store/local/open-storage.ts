@@ -7,6 +7,7 @@ import { openEnvironment } from '../lmdb/environment.js';
 import { LmdbCachedFileIndex } from '../lmdb/lmdb-cached-file-index.js';
 import { LmdbDocumentStore } from '../lmdb/lmdb-document-store.js';
 import { LmdbIndexStore } from '../lmdb/lmdb-index-store.js';
+import { LmdbPolicyStore } from '../lmdb/lmdb-policy-store.js';
 import type { Storage } from '../storage.js';
 
 export function openStorage(dataDir: string): Storage {
@@ -16,6 +17,8 @@ export function openStorage(dataDir: string): Storage {
     documents: new LmdbDocumentStore(root),
     cachedFiles: new LmdbCachedFileIndex(root),
     blobs: new FileBlobStore(dataDir),
+    policy: new LmdbPolicyStore(root),
+    upstreamDocuments: (name) => new LmdbDocumentStore(root, `upstream-docs@${name}`),
     close: () => root.close(),
   };
 }

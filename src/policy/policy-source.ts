@@ -1,0 +1,152 @@
+/**
+ * The `policy` source: wraps the upstream part of the index and applies the supply-chain policy
+ * (policy.ts). Refused projects answer 403 (deny) or 404 (allow list) with the reason; releases and
+ * files it refuses are left off pages and JSON documents, and their downloads answer 403 with the reason
+ * and, under the cooldown, when the file becomes available. Private projects never reach it.
+ */
+import type { ErrorCode } from '../base/error-catalogue.js';
+import { LarderError } from '../base/errors.js';
+import type { FileBody, FileEntry, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../model/documents.js';
+import { versionFromFilename } from '../model/filenames.js';
+import { normalizeName, type ProjectName } from '../model/names.js';
+import type { IndexSource } from '../index/source.js';
+import { SourceDecorator } from '../index/sources/source-decorator.js';
+import type { PolicyAudit } from '../metrics/policy-metrics.js';
+import type { Policy, PolicyRule, Refusal } from './policy.js';
+
+/** A filtered answer, reused while the policy's stamp holds and no hidden file has become visible. */
+interface Filtered<T> {
+  stamp: string;
+  until: number;
+  value: T;
+}
+
+const REFUSAL_CODES = {
+  deny: 'policy_denied',
+  'allow-list': 'policy_not_allowed',
+  cooldown: 'policy_held_back',
+  'unknown-upload-time': 'policy_held_back',
+} as const satisfies Record<PolicyRule, ErrorCode>;
+
+function refusalError(refusal: Refusal): LarderError {
+  return new LarderError(REFUSAL_CODES[refusal.rule], refusal.message);
+}
+
+export class PolicySource extends SourceDecorator {
+  private readonly pages = new WeakMap<ProjectPage, Filtered<ProjectPage>>();
+  private readonly documents = new WeakMap<ProjectReleases, Filtered<ProjectReleases>>();
+
+  constructor(
+    inner: IndexSource,
+    private readonly policy: Policy,
+    private readonly audit: PolicyAudit,
+  ) {
+    super(inner);
+  }
+
+  override async listVersion(): Promise<string> {
+    return `${await this.inner.listVersion()} policy:${this.policy.stamp()}`;
+  }
+
+  override async *listProjects(): AsyncIterable<ProjectListBatch> {
+    if (!this.policy.filtersNames) return yield* this.inner.listProjects();
+    for await (const batch of this.inner.listProjects()) {
+      yield batch.filter((e) => this.policy.projectRefusal(e.normalized ?? normalizeName(e.name)) === null);
+    }
+  }
+
+  private checkProject(name: ProjectName): void {
+    const refusal = this.policy.projectRefusal(name);
+    if (!refusal) return;
+    this.audit.decided(refusal.rule, 'refused', name, null);
+    throw refusalError(refusal);
+  }
+
+  override async getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
+    if (!this.policy.active) return this.inner.getProject(name, trace);
+    this.checkProject(name);
+    const page = await this.inner.getProject(name, trace);
+    if (!page) return null;
+    return this.filtered(this.pages, page, async () => {
+      const times = await this.uploadTimes(name, page.files);
+      const { kept, until } = this.keep(name, page.files, times);
+      const versions = new Set(kept.map((f) => f.version));
+      const withFiles = new Set(page.files.map((f) => f.version));
+      const keptVersions = page.versions.filter((v) => versions.has(v) || (!withFiles.has(v) && !this.policy.releaseRefusal(name, v)));
+      return { value: { ...page, files: kept, versions: keptVersions }, until };
+    });
+  }
+
+  override async getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
+    if (!this.policy.active) return this.inner.getReleases(name, trace, forVersion);
+    this.checkProject(name);
+    const doc = await this.inner.getReleases(name, trace, forVersion);
+    if (!doc) return null;
+    return this.filtered(this.documents, doc, async () => {
+      let until = Infinity;
+      const releases = doc.releases.flatMap((release) => {
+        if (!release.files.length) return this.policy.releaseRefusal(name, release.version) ? [] : [release];
+        const kept = this.keep(name, release.files, new Map());
+        until = Math.min(until, kept.until);
+        return kept.kept.length ? [{ ...release, files: kept.kept }] : [];
+      });
+      return { value: { ...doc, releases }, until };
+    });
+  }
+
+  override async openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
+    if (!this.policy.active) return this.inner.openFile(name, filename, variant, trace);
+    this.checkProject(name);
+    const page = await this.inner.getProject(name);
+    const file = page?.files.find((f) => f.filename === filename);
+    const version = file ? file.version : versionFromFilename(filename);
+    const refusal = file
+      ? this.policy.fileRefusal(name, version, filename, (await this.uploadTimes(name, [file])).get(filename) ?? null)
+      : this.policy.releaseRefusal(name, version);
+    if (refusal) {
+      this.audit.decided(refusal.rule, 'refused', name, version, filename);
+      throw refusalError(refusal);
+    }
+    return this.inner.openFile(name, filename, variant, trace);
+  }
+
+  private async filtered<T extends object>(memo: WeakMap<T, Filtered<T>>, input: T, filter: () => Promise<{ value: T; until: number }>): Promise<T> {
+    const stamp = this.policy.stamp();
+    const known = memo.get(input);
+    if (known && known.stamp === stamp && this.policy.now() < known.until) return known.value;
+    const { value, until } = await filter();
+    memo.set(input, { stamp, until, value });
+    return value;
+  }
+
+  /** The files the policy lets through, and when the first held-back one becomes available. */
+  private keep<F extends FileEntry>(name: ProjectName, files: readonly F[], times: ReadonlyMap<string, string | null>): { kept: F[]; until: number } {
+    let until = Infinity;
+    const kept = files.filter((f) => {
+      const uploadTime = f.uploadTime ?? times.get(f.filename) ?? null;
+      if (uploadTime === null && this.policy.needsUploadTimes) this.audit.unknownUploadTime(name, f.filename);
+      const refusal = this.policy.fileRefusal(name, f.version, f.filename, uploadTime);
+      if (!refusal) return true;
+      if (refusal.visibleAt !== undefined) until = Math.min(until, refusal.visibleAt);
+      this.audit.decided(refusal.rule, 'hidden', name, f.version, f.filename);
+      return false;
+    });
+    return { kept, until };
+  }
+
+  /**
+   * Upload times the page lacks (an HTML page has none), from the JSON API document; only asked for while
+   * the cooldown is on.
+   */
+  private async uploadTimes(name: ProjectName, files: readonly FileEntry[]): Promise<Map<string, string | null>> {
+    const times = new Map<string, string | null>();
+    if (!this.policy.needsUploadTimes || files.every((f) => f.uploadTime !== null)) {
+      for (const f of files) times.set(f.filename, f.uploadTime);
+      return times;
+    }
+    const doc = await this.inner.getReleases(name).catch(() => null);
+    for (const release of doc?.releases ?? []) for (const f of release.files) times.set(f.filename, f.uploadTime);
+    for (const f of files) if (f.uploadTime !== null) times.set(f.filename, f.uploadTime);
+    return times;
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * The supply-chain policy's decisions for upstream projects: the deny and allow lists (project-wide or
+ * by version) and the release cooldown with its break-glass exemptions. The lists can be replaced while
+ * the server runs (SIGHUP); exemptions are read from the policy store, so the CLI's take effect at once.
+ */
+import type { Clock } from '../base/clock.js';
+import type { PolicyConfig } from '../config/policy-settings.js';
+import type { PolicyStore } from '../store/policy-store.js';
+import { coversProject, matchesRelease, namesProject, parseRequirementList, type Requirement } from './requirements.js';
+
+export type PolicyRule = 'deny' | 'allow-list' | 'cooldown' | 'unknown-upload-time';
+
+export interface Refusal {
+  rule: PolicyRule;
+  /** One line, for the client. */
+  message: string;
+  /** When the file becomes visible (cooldown), ms since the epoch. */
+  visibleAt?: number;
+}
+
+export type PolicyRules = Pick<PolicyConfig, 'minReleaseAge' | 'minReleaseAgeUnknown' | 'deny' | 'allow'>;
+
+interface ParsedRules {
+  minReleaseAge: number | null;
+  unknown: 'allow' | 'deny';
+  deny: Requirement[];
+  allow: Requirement[];
+}
+
+function parseRules(rules: PolicyRules): ParsedRules {
+  return {
+    minReleaseAge: rules.minReleaseAge,
+    unknown: rules.minReleaseAgeUnknown,
+    deny: parseRequirementList(rules.deny),
+    allow: parseRequirementList(rules.allow),
+  };
+}
+
+/** `3d`, `12h`, `90m`, `45s`: as the setting is written. */
+function ageText(ms: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+  ] as const) {
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${Math.round(ms / 1000)}s`;
+}
+
+export class Policy {
+  private rules: ParsedRules;
+  /** Bumped by every `update`: part of the stamp of filtered pages. */
+  private revision = 0;
+
+  constructor(
+    rules: PolicyRules,
+    private readonly store: PolicyStore,
+    private readonly clock: Clock,
+  ) {
+    this.rules = parseRules(rules);
+  }
+
+  /** Replaces the rules (SIGHUP); throws, keeping the old ones, when a list does not parse. */
+  update(rules: PolicyRules): void {
+    this.rules = parseRules(rules);
+    this.revision++;
+  }
+
+  /** Whether any rule can hide anything; when none can, the policy source passes everything through. */
+  get active(): boolean {
+    return this.rules.minReleaseAge !== null || this.rules.deny.length > 0 || this.rules.allow.length > 0;
+  }
+
+  /** Whether whole projects may be hidden from the project list. */
+  get filtersNames(): boolean {
+    return this.rules.allow.length > 0 || this.rules.deny.some((r) => r.specifier === null);
+  }
+
+  /** Changes whenever a decision may change other than by the clock: the rules or the exemptions. */
+  stamp(): string {
+    return `${this.revision}.${this.store.generation()}`;
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** Why the whole project is refused (denied without a version, or not on the allow list); null when it is not. */
+  projectRefusal(project: string): Refusal | null {
+    const denied = this.rules.deny.find((r) => coversProject(r, project));
+    if (denied) return { rule: 'deny', message: `${project} is refused by larder's deny list (${denied.text})` };
+    if (this.rules.allow.length && !this.rules.allow.some((r) => namesProject(r, project))) {
+      return { rule: 'allow-list', message: `${project} is not on larder's allow list (LARDER_ALLOW is set); ask the index's administrators to add it` };
+    }
+    return null;
+  }
+
+  /** Why one release is refused by the lists; null when it is not. */
+  releaseRefusal(project: string, version: string | null): Refusal | null {
+    const refusal = this.projectRefusal(project);
+    if (refusal) return refusal;
+    const label = `${project} ${version ?? '(unknown version)'}`;
+    const denied = this.rules.deny.find((r) => matchesRelease(r, project, version));
+    if (denied) return { rule: 'deny', message: `${label} is refused by larder's deny list (${denied.text})` };
+    if (this.rules.allow.length && !this.rules.allow.some((r) => matchesRelease(r, project, version))) {
+      return { rule: 'allow-list', message: `${label} is not on larder's allow list (LARDER_ALLOW is set)` };
+    }
+    return null;
+  }
+
+  /**
+   * Why one upstream file is refused: the lists, then the cooldown (unless its release is exempted).
+   * `uploadTime` is ISO 8601, or null when unknown.
+   */
+  fileRefusal(project: string, version: string | null, filename: string, uploadTime: string | null): Refusal | null {
+    const listed = this.releaseRefusal(project, version);
+    if (listed) return listed;
+    const minAge = this.rules.minReleaseAge;
+    if (minAge === null) return null;
+    const uploaded = uploadTime === null ? NaN : Date.parse(uploadTime);
+    if (Number.isNaN(uploaded)) {
+      if (this.rules.unknown === 'allow' || this.exempt(project, version)) return null;
+      return {
+        rule: 'unknown-upload-time',
+        message: `${filename} has no known upload time and larder holds such files back (LARDER_MIN_RELEASE_AGE_UNKNOWN=deny)`,
+      };
+    }
+    const visibleAt = uploaded + minAge;
+    if (visibleAt <= this.clock.now() || this.exempt(project, version)) return null;
+    return {
+      rule: 'cooldown',
+      message: `${filename} was uploaded ${new Date(uploaded).toISOString()}, less than ${ageText(minAge)} ago (LARDER_MIN_RELEASE_AGE); it becomes available ${new Date(visibleAt).toISOString()}, or now with: larder policy allow ${project}==${version ?? '?'}`,
+      visibleAt,
+    };
+  }
+
+  /** Whether the cooldown applies at all and a file's upload time is needed. */
+  get needsUploadTimes(): boolean {
+    return this.rules.minReleaseAge !== null;
+  }
+
+  private exempt(project: string, version: string | null): boolean {
+    return version !== null && this.store.getExemption(project, version) !== undefined;
+  }
+}

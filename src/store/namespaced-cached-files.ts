@@ -1,0 +1,54 @@
+/**
+ * The cached-file records of an upstream other than the first, kept in the one cached-file index under
+ * project keys `<upstream>/<project>` ('/' is in no project name): the same file name from two upstreams
+ * never mixes, while eviction, garbage collection and the storage totals still see every cached file.
+ */
+import type { CachedFileId, CachedFileIndex } from './cached-file-index.js';
+import type { CachedFileRecord } from './records.js';
+
+export class NamespacedCachedFiles implements CachedFileIndex {
+  private readonly prefix: string;
+
+  constructor(
+    private readonly inner: CachedFileIndex,
+    upstream: string,
+  ) {
+    this.prefix = `${upstream}/`;
+  }
+
+  private outer(id: CachedFileId): CachedFileId {
+    return { ...id, project: this.prefix + id.project };
+  }
+
+  get(id: CachedFileId): CachedFileRecord | undefined {
+    return this.inner.get(this.outer(id));
+  }
+
+  put(id: CachedFileId, record: CachedFileRecord): Promise<void> {
+    return this.inner.put(this.outer(id), record);
+  }
+
+  touch(id: CachedFileId, record: CachedFileRecord, at: number): Promise<void> {
+    return this.inner.touch(this.outer(id), record, at);
+  }
+
+  delete(id: CachedFileId): Promise<void> {
+    return this.inner.delete(this.outer(id));
+  }
+
+  *entries(): Iterable<{ id: CachedFileId; record: CachedFileRecord }> {
+    for (const { id, record } of this.inner.entries()) {
+      if (id.project.startsWith(this.prefix)) yield { id: { ...id, project: id.project.slice(this.prefix.length) }, record };
+    }
+  }
+
+  totals(): { bytes: number; files: number } {
+    let bytes = 0;
+    let files = 0;
+    for (const { record } of this.entries()) {
+      bytes += record.size;
+      files++;
+    }
+    return { bytes, files };
+  }
+}
