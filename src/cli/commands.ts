@@ -12,6 +12,7 @@ import { parseDuration } from '../config/schema.js';
 import { formatBytes } from '../base/units.js';
 import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
 import { TRANSFER_COMMANDS } from './transfer-commands.js';
+import { MIRROR_COMMANDS } from './mirror-commands.js';
 import type { Command, Handler, Io } from './command.js';
 
 function table(rows: string[][]): string[] {
@@ -200,6 +201,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   ...TRANSFER_COMMANDS,
+  ...MIRROR_COMMANDS,
 };
 
 export function commandHelp(command: Command): string {

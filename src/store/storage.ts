@@ -2,6 +2,7 @@
 import type { BlobStore } from './blob-store.js';
 import type { CachedFileIndex } from './cached-file-index.js';
 import type { IndexStore } from './index-store.js';
+import type { MirrorSetStore } from './mirror-set-store.js';
 import type { UpstreamDocumentStore } from './upstream-document-store.js';
 
 export interface Storage {
@@ -12,5 +13,7 @@ export interface Storage {
   /** Records of the verified upstream files in `blobs`. */
   cachedFiles: CachedFileIndex;
   blobs: BlobStore;
+  /** Mirror sets (air-gap fills) and the files they pin in the cache. */
+  mirrorSets: MirrorSetStore;
   close(): Promise<void>;
 }

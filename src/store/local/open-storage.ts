@@ -7,6 +7,7 @@ import { openEnvironment } from '../lmdb/environment.js';
 import { LmdbCachedFileIndex } from '../lmdb/lmdb-cached-file-index.js';
 import { LmdbDocumentStore } from '../lmdb/lmdb-document-store.js';
 import { LmdbIndexStore } from '../lmdb/lmdb-index-store.js';
+import { LmdbMirrorSetStore } from '../lmdb/lmdb-mirror-set-store.js';
 import type { Storage } from '../storage.js';
 
 export function openStorage(dataDir: string): Storage {
@@ -16,6 +17,7 @@ export function openStorage(dataDir: string): Storage {
     documents: new LmdbDocumentStore(root),
     cachedFiles: new LmdbCachedFileIndex(root),
     blobs: new FileBlobStore(dataDir),
+    mirrorSets: new LmdbMirrorSetStore(root),
     close: () => root.close(),
   };
 }
