@@ -23,7 +23,7 @@ export function pythonParts(python: string): [number, number, number] {
 
 /** The platform tag's operating system and machine, as `sys.platform`, `platform.system()` etc. report them. */
 function platformFacts(platform: string): { sys: string; system: string; os: string; machine: string } {
-  const linux = /^(?:manylinux\d*|manylinux_\d+_\d+|musllinux_\d+_\d+|linux)_(.+)$/.exec(platform);
+  const linux = /^(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)$/.exec(platform);
   if (linux) return { sys: 'linux', system: 'Linux', os: 'posix', machine: linux[1]! };
   const mac = /^macosx_\d+_\d+_(.+)$/.exec(platform);
   if (mac) {
