@@ -32,7 +32,7 @@ async function runSync(set: MirrorSetRecord, values: Record<string, unknown>, st
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) throw new UsageError(`--jobs must be a whole number from 1 to 64, not '${values.jobs}'`);
   const interval = values['progress-interval'];
   const logger = createLogger({ logLevel: 'error' }, process.stderr);
-  const source = openMirrorSource(config, storage, logger, systemClock);
+  const source = await openMirrorSource(config, storage, logger, systemClock);
   const progress = new Progress({
     label: `mirror ${set.name}`,
     stream: process.stderr,

@@ -22,8 +22,9 @@ export interface MirrorSource {
 
 export class NoUpstreamError extends Error {}
 
-export function openMirrorSource(config: Config, storage: Storage, logger: Logger, clock: Clock): MirrorSource {
+export async function openMirrorSource(config: Config, storage: Storage, logger: Logger, clock: Clock): Promise<MirrorSource> {
   if (!config.upstream) throw new NoUpstreamError('no upstream is configured (LARDER_UPSTREAM=none): a mirror set has nothing to fill from');
+  await storage.blobs.init();
   const client = new UpstreamClient(config, new OriginPolicy(config.upstream, config.upstreamJsonApi, config.fileHosts), { request: () => {}, failure: () => {} });
   const upstream = new UpstreamSource(client, {
     indexUrl: UpstreamClient.stripCredentials(config.upstream),
