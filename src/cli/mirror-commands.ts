@@ -127,13 +127,14 @@ export const MIRROR_COMMANDS: Record<string, Command> = {
       if (!pythons.length || !platforms.length) throw new UsageError('give at least one --python VERSION and one --platform TAG');
       const versions = (values.versions as string | undefined) ?? 'newest';
       if (versions !== 'newest' && versions !== 'all') throw new UsageError(`--versions is 'newest' or 'all', not '${versions}'`);
-      for (const python of pythons) for (const platform of platforms) {
-        try {
-          checkTarget({ python, platform });
-        } catch (err) {
-          throw new UsageError((err as Error).message);
+      for (const python of pythons)
+        for (const platform of platforms) {
+          try {
+            checkTarget({ python, platform });
+          } catch (err) {
+            throw new UsageError((err as Error).message);
+          }
         }
-      }
       const old = storage.mirrorSets.get(name!);
       const set: MirrorSetRecord = {
         name: name!,
@@ -184,7 +185,9 @@ export const MIRROR_COMMANDS: Record<string, Command> = {
       for (const set of sets) {
         const files = set.files.filter((f) => f.variant === 'file');
         const bytes = files.reduce((n, f) => n + (f.size ?? 0), 0);
-        io.out(`${set.name}: ${files.length} files (${formatBytes(bytes)}), last sync ${set.lastSync ?? 'never'}${set.lastSync ? (set.complete ? ', complete' : `, incomplete (${set.problems.length} problems)`) : ''}`);
+        io.out(
+          `${set.name}: ${files.length} files (${formatBytes(bytes)}), last sync ${set.lastSync ?? 'never'}${set.lastSync ? (set.complete ? ', complete' : `, incomplete (${set.problems.length} problems)`) : ''}`,
+        );
         for (const input of [...set.requirements.map((r) => `-r ${r}`), ...set.locks.map((l) => `--lock ${l}`)]) io.out(`  input   ${input}`);
         io.out(`  targets ${targetsOf(set).map(targetLabel).join(' ')}${set.sdists ? ' (with sdists)' : ''}${set.versions === 'all' ? ' (all versions)' : ''}`);
       }

@@ -49,7 +49,9 @@ export function usableFiles(page: ProjectPage, target: Target, options: Candidat
 
 /** True when the specifier pins one version exactly (`==1.0`, `===1.0`): then yanked files may be chosen (PEP 592). */
 export const isExactPin = (specifier: string, version: string): boolean =>
-  specifier.split(',').some((s) => /^===?/.test(s) && !s.includes('*') && pep440.valid(s.replace(/^===?/, '')) !== null && pep440.eq(s.replace(/^===?/, ''), version));
+  specifier
+    .split(',')
+    .some((s) => /^===?/.test(s) && !s.includes('*') && pep440.valid(s.replace(/^===?/, '')) !== null && pep440.eq(s.replace(/^===?/, ''), version));
 
 /** Versions (given newest first) that satisfy every specifier; pre-releases only when no final release does. */
 export function satisfying(versions: readonly string[], specifiers: readonly string[]): string[] {

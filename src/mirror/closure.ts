@@ -106,11 +106,15 @@ class TargetWalk {
       files = usable.filter((f) => locked.has(f.filename));
       for (const f of files) {
         const sha = locked.get(f.filename);
-        if (sha && f.hashes.sha256 && sha !== f.hashes.sha256) return this.problem(pkg.name, `${f.filename}: the lock's sha256 ${sha} differs from the index's ${f.hashes.sha256}`);
+        if (sha && f.hashes.sha256 && sha !== f.hashes.sha256)
+          return this.problem(pkg.name, `${f.filename}: the lock's sha256 ${sha} differs from the index's ${f.hashes.sha256}`);
       }
     }
     if (files.length === 0) {
-      const why = page.versions.includes(pkg.version) || page.files.some((f) => f.version === pkg.version) ? 'has no file compatible with this target' : 'is not on the index';
+      const why =
+        page.versions.includes(pkg.version) || page.files.some((f) => f.version === pkg.version)
+          ? 'has no file compatible with this target'
+          : 'is not on the index';
       return this.problem(pkg.name, `${pkg.version} ${why} (${pkg.origin})`);
     }
     this.take(pkg.name, files);
@@ -151,7 +155,10 @@ class TargetWalk {
   }
 
   private async dependencies(name: ProjectName, version: string, files: FileEntry[], extras: Set<string>): Promise<Requirement[]> {
-    const withMetadata = files.find((f) => f.filename.endsWith('.whl') && f.coreMetadata !== false) ?? files.find((f) => f.filename.endsWith('.whl')) ?? files.find((f) => f.coreMetadata !== false);
+    const withMetadata =
+      files.find((f) => f.filename.endsWith('.whl') && f.coreMetadata !== false) ??
+      files.find((f) => f.filename.endsWith('.whl')) ??
+      files.find((f) => f.coreMetadata !== false);
     let lines: string[] | null = null;
     try {
       lines = withMetadata ? await this.index.requiresDist(name, withMetadata) : null;

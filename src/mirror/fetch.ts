@@ -60,7 +60,8 @@ export async function fetchMissing(
   await cache.files.drain();
   // A download that ended but could not be kept (a full disk, a failed write) is missing still.
   for (const file of missing) {
-    if (!isCached(storage, file) && !result.failures.some((f) => f.file === file)) result.failures.push({ file, reason: 'fetched but not kept (disk full or store failure?)' });
+    if (!isCached(storage, file) && !result.failures.some((f) => f.file === file))
+      result.failures.push({ file, reason: 'fetched but not kept (disk full or store failure?)' });
   }
   return result;
 }

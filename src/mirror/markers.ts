@@ -80,7 +80,9 @@ function leaf(node: EnvironmentMarkerLeaf, env: MarkerEnvironment): boolean {
 export function evaluateMarker(marker: EnvironmentMarker, env: MarkerEnvironment): boolean {
   if ('operator' in marker && (marker.operator === 'and' || marker.operator === 'or') && typeof marker.left === 'object') {
     const node = marker as { operator: 'and' | 'or'; left: EnvironmentMarker; right: EnvironmentMarker };
-    return node.operator === 'and' ? evaluateMarker(node.left, env) && evaluateMarker(node.right, env) : evaluateMarker(node.left, env) || evaluateMarker(node.right, env);
+    return node.operator === 'and'
+      ? evaluateMarker(node.left, env) && evaluateMarker(node.right, env)
+      : evaluateMarker(node.left, env) || evaluateMarker(node.right, env);
   }
   return leaf(marker as EnvironmentMarkerLeaf, env);
 }

@@ -25,7 +25,10 @@ export class NoUpstreamError extends Error {}
 export async function openMirrorSource(config: Config, storage: Storage, logger: Logger, clock: Clock): Promise<MirrorSource> {
   if (!config.upstream) throw new NoUpstreamError('no upstream is configured (LARDER_UPSTREAM=none): a mirror set has nothing to fill from');
   await storage.blobs.init();
-  const client = new UpstreamClient(config, new OriginPolicy(config.upstream, config.upstreamJsonApi, config.fileHosts), { request: () => {}, failure: () => {} });
+  const client = new UpstreamClient(config, new OriginPolicy(config.upstream, config.upstreamJsonApi, config.fileHosts), {
+    request: () => {},
+    failure: () => {},
+  });
   const upstream = new UpstreamSource(client, {
     indexUrl: UpstreamClient.stripCredentials(config.upstream),
     jsonApiUrl: config.upstreamJsonApi,

@@ -51,7 +51,7 @@ export function parseRequirement(text: string, origin: string, hashes: string[] 
   } catch (err) {
     throw new InputError(`${origin}: cannot parse '${text}': ${(err as Error).message.replace(/^Failed to parse requirements? (file|line)\. /, '')}`);
   }
-  if (!parsed || parsed.type !== 'ProjectName') return null;
+  if (parsed?.type !== 'ProjectName') return null;
   return {
     name: normalizeName(parsed.name),
     specifier: (parsed.versionSpec ?? []).map((s) => `${s.operator}${s.version}`).join(','),

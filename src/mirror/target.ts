@@ -33,7 +33,9 @@ function platformFacts(platform: string): { sys: string; system: string; os: str
   if (platform === 'win_amd64') return { sys: 'win32', system: 'Windows', os: 'nt', machine: 'AMD64' };
   if (platform === 'win32') return { sys: 'win32', system: 'Windows', os: 'nt', machine: 'x86' };
   if (platform === 'win_arm64') return { sys: 'win32', system: 'Windows', os: 'nt', machine: 'ARM64' };
-  throw new Error(`'${platform}' is not a wheel platform tag larder knows (manylinux_X_Y_ARCH, musllinux_X_Y_ARCH, macosx_X_Y_ARCH, win_amd64, win32, win_arm64)`);
+  throw new Error(
+    `'${platform}' is not a wheel platform tag larder knows (manylinux_X_Y_ARCH, musllinux_X_Y_ARCH, macosx_X_Y_ARCH, win_amd64, win32, win_arm64)`,
+  );
 }
 
 /** Checks a target's python and platform; throws with a one-line reason. */

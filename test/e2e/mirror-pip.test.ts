@@ -23,7 +23,11 @@ const show = (r: CommandResult) => `exit ${r.code}${r.timedOut ? ' (timed out)' 
 function larderCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CommandResult> {
   const clean = cleanEnv();
   for (const key of Object.keys(clean)) if (key.startsWith('LARDER_')) delete clean[key];
-  return runCommand(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: REPO, env: { ...clean, LARDER_UPSTREAM: 'none', ...env }, timeoutMs: 120_000 });
+  return runCommand(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    cwd: REPO,
+    env: { ...clean, LARDER_UPSTREAM: 'none', ...env },
+    timeoutMs: 120_000,
+  });
 }
 
 const TARGETS = [
@@ -116,8 +120,19 @@ test('mirror add for two targets, export --mirror, import, pip resolves everythi
     const dir = join(work, `download-${target.python}`);
     await mkdir(dir);
     const download = await venv.pip([
-      'download', '--no-cache-dir', '--only-binary=:all:', '--python-version', target.python, '--platform', target.platform,
-      '--index-url', `${offline.url}/simple/`, '-d', dir, '-r', requirements,
+      'download',
+      '--no-cache-dir',
+      '--only-binary=:all:',
+      '--python-version',
+      target.python,
+      '--platform',
+      target.platform,
+      '--index-url',
+      `${offline.url}/simple/`,
+      '-d',
+      dir,
+      '-r',
+      requirements,
     ]);
     assert.equal(download.code, 0, show(download));
     const got = await readdir(dir);

@@ -71,7 +71,16 @@ test('uv.lock: registry packages with their wheels and sdist; the project itself
   const inputs = readInputs([], [fixture('uv.lock')]);
   assert.deepEqual(
     inputs.locked.map((p) => [p.name, p.version, p.files?.map((f) => [f.filename, f.sha256?.slice(0, 8)])]),
-    [['certifi', '2024.2.2', [['certifi-2024.2.2-py3-none-any.whl', 'dc383c07'], ['certifi-2024.2.2.tar.gz', '0569859f']]]],
+    [
+      [
+        'certifi',
+        '2024.2.2',
+        [
+          ['certifi-2024.2.2-py3-none-any.whl', 'dc383c07'],
+          ['certifi-2024.2.2.tar.gz', '0569859f'],
+        ],
+      ],
+    ],
   );
   assert.equal(inputs.skipped.length, 1);
   assert.match(inputs.skipped[0]!, /from-git/);
@@ -83,7 +92,11 @@ test('pylock.toml: named and URL-only files, markers, directories reported', () 
     inputs.locked.map((p) => [p.name, p.version, p.files?.map((f) => f.filename)]),
     [
       ['attrs', '25.1.0', ['attrs-25.1.0-py3-none-any.whl']],
-      ['numpy', '2.2.3', ['numpy-2.2.3-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl', 'numpy-2.2.3-cp311-cp311-win_amd64.whl', 'numpy-2.2.3.tar.gz']],
+      [
+        'numpy',
+        '2.2.3',
+        ['numpy-2.2.3-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl', 'numpy-2.2.3-cp311-cp311-win_amd64.whl', 'numpy-2.2.3.tar.gz'],
+      ],
     ],
   );
   assert.ok(markerHolds(inputs.locked[1]!.marker, linux));

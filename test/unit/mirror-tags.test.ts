@@ -64,7 +64,14 @@ test('mac_platforms as packaging yields them', () => {
   assert.deepEqual(arm.slice(0, 3), ['macosx_11_0_arm64', 'macosx_11_0_universal2', 'macosx_10_16_universal2']);
   assert.ok(arm.includes('macosx_10_4_universal2') && !arm.includes('macosx_10_3_universal2'));
   const x86 = macPlatforms([10, 15], 'x86_64');
-  assert.deepEqual(x86.slice(0, 6), ['macosx_10_15_x86_64', 'macosx_10_15_intel', 'macosx_10_15_fat64', 'macosx_10_15_fat32', 'macosx_10_15_universal2', 'macosx_10_15_universal']);
+  assert.deepEqual(x86.slice(0, 6), [
+    'macosx_10_15_x86_64',
+    'macosx_10_15_intel',
+    'macosx_10_15_fat64',
+    'macosx_10_15_fat32',
+    'macosx_10_15_universal2',
+    'macosx_10_15_universal',
+  ]);
   assert.ok(!x86.some((p) => p.startsWith('macosx_10_3_')));
 });
 

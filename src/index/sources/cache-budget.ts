@@ -43,7 +43,8 @@ export class CacheBudget {
     const all = Array.from(cachedFiles.entries());
     const pinned = pinnedFiles(mirrorSets);
     const records = all
-      .filter((r) => !sameFile(r.id, keep) && !pinned.has(mirrorFileKey(r.id.project, r.id.filename, r.id.variant))).sort((a, b) => a.record.lastAccess - b.record.lastAccess);
+      .filter((r) => !sameFile(r.id, keep) && !pinned.has(mirrorFileKey(r.id.project, r.id.filename, r.id.variant)))
+      .sort((a, b) => a.record.lastAccess - b.record.lastAccess);
     const protectedShas = privateBlobs(index);
     const stillNamed = new Map<string, number>();
     for (const { record } of all) stillNamed.set(record.sha256, (stillNamed.get(record.sha256) ?? 0) + 1);

@@ -26,6 +26,12 @@ export function readPdmLock(path: string, into: MirrorInputs): void {
       })
       .filter((f): f is LockedFile => f !== null);
     const marker = str(pkg.marker);
-    into.locked.push({ name: normalizeName(name), version, marker: marker ? parseMarker(marker, origin) : undefined, files: files.length ? files : null, origin: `${origin} ${version}` });
+    into.locked.push({
+      name: normalizeName(name),
+      version,
+      marker: marker ? parseMarker(marker, origin) : undefined,
+      files: files.length ? files : null,
+      origin: `${origin} ${version}`,
+    });
   }
 }

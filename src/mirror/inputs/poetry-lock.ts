@@ -26,6 +26,12 @@ export function readPoetryLock(path: string, into: MirrorInputs): void {
     }
     const listed = pkg.files !== undefined ? files(pkg.files) : files(oldFiles[name]);
     const markers = str(pkg.markers);
-    into.locked.push({ name: normalizeName(name), version, marker: markers ? parseMarker(markers, origin) : undefined, files: listed.length ? listed : null, origin });
+    into.locked.push({
+      name: normalizeName(name),
+      version,
+      marker: markers ? parseMarker(markers, origin) : undefined,
+      files: listed.length ? listed : null,
+      origin,
+    });
   }
 }

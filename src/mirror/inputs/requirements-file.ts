@@ -32,7 +32,8 @@ function logicalLines(content: string): Line[] {
   return out;
 }
 
-const OPTION_WITH_VALUE = /^(-i|--index-url|--extra-index-url|-f|--find-links|--trusted-host|--use-feature|--no-binary|--only-binary|--platform|--python-version|--implementation|--abi)(?:[ =]\S+)?$/;
+const OPTION_WITH_VALUE =
+  /^(-i|--index-url|--extra-index-url|-f|--find-links|--trusted-host|--use-feature|--no-binary|--only-binary|--platform|--python-version|--implementation|--abi)(?:[ =]\S+)?$/;
 
 function readInto(path: string, into: MirrorInputs, asConstraints: boolean, seen: Set<string>): void {
   const file = resolve(path);
