@@ -50,9 +50,13 @@ export async function syncMirrorSet(
   await storage.mirrorSets.put(pinned);
   const fetched = await fetchMissing(files, source.cache, storage, { jobs: options.jobs, progress: options.progress });
   for (const f of fetched.failures) problems.push(`${f.file.project}: ${f.file.filename}${f.file.variant === 'metadata' ? '.metadata' : ''}: ${f.reason}`);
-  const record: MirrorSetRecord = { ...pinned, problems, complete: problems.length === 0, lastSync: new Date(options.clock.now()).toISOString() };
+  // Sizes the index did not list (HTML pages without PEP 700, `.metadata`) are known once the files are cached.
+  const sized = files.map((f) =>
+    f.size === null ? { ...f, size: storage.cachedFiles.get({ project: f.project, filename: f.filename, variant: f.variant })?.size ?? null } : f,
+  );
+  const record: MirrorSetRecord = { ...pinned, files: sized, problems, complete: problems.length === 0, lastSync: new Date(options.clock.now()).toISOString() };
   await storage.mirrorSets.put(record);
-  return { ...outcome, record, fetched: fetched.fetched, present: fetched.present, bytes: fetched.bytes };
+  return { ...outcome, files: sized, record, fetched: fetched.fetched, present: fetched.present, bytes: fetched.bytes };
 }
 
 export { targetLabel };
