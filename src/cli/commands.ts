@@ -13,6 +13,7 @@ import { formatBytes } from '../base/units.js';
 import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
 import { TRANSFER_COMMANDS } from './transfer-commands.js';
 import { POLICY_COMMANDS } from './policy-commands.js';
+import { MIRROR_COMMANDS } from './mirror-commands.js';
 import type { Command, Handler, Io } from './command.js';
 
 function table(rows: string[][]): string[] {
@@ -202,6 +203,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   ...TRANSFER_COMMANDS,
   ...POLICY_COMMANDS,
+  ...MIRROR_COMMANDS,
 };
 
 export function commandHelp(command: Command): string {

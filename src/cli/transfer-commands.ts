@@ -3,11 +3,26 @@ import { parseDuration } from '../config/schema.js';
 import { normalizeName } from '../model/names.js';
 import { formatBytes } from '../base/units.js';
 import type { DbName } from '../transfer/archive-format.js';
+import type { ArchiveLine } from '../transfer/archive-records.js';
+import { mirrorFileKey, pinnedFiles } from '../store/mirror-set-store.js';
+import type { Storage } from '../store/storage.js';
 import { exportArchive } from '../transfer/export.js';
 import { importArchive } from '../transfer/import.js';
 import { Progress, type ProgressStream } from '../transfer/progress.js';
 import { UsageError } from './args.js';
 import type { Command } from './command.js';
+
+/** The cache records mirror set `name` needs: its projects' pages and documents, and its files. */
+function mirrorSetFilter(storage: Storage, name: string): (line: ArchiveLine) => boolean {
+  const set = storage.mirrorSets.get(name);
+  if (!set) throw new UsageError(`no mirror set named '${name}' (see larder mirror list)`);
+  const projects = new Set(set.files.map((f) => f.project));
+  const files = pinnedFiles({ list: () => [set] });
+  return (line) => {
+    const key = line.key as string[];
+    return line.db === 'upstream-files' ? files.has(mirrorFileKey(key[0]!, key[1]!, key[2]!)) : projects.has(key[1]!);
+  };
+}
 
 const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
 
@@ -26,7 +41,7 @@ const PROGRESS_HELP =
 
 export const TRANSFER_COMMANDS: Record<string, Command> = {
   export: {
-    usage: 'larder export FILE [--private-only | --cache-only] [--project P]... [--include-users] [--progress-interval D]',
+    usage: 'larder export FILE [--private-only | --cache-only] [--project P]... [--mirror NAME] [--include-users] [--progress-interval D]',
     summary: 'write private projects and the upstream cache to one archive (air-gap transfer)',
     description: [
       'FILE is an uncompressed tar holding a consistent snapshot (taken in one read transaction, also while',
@@ -36,6 +51,7 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
       '  --private-only      only private projects (projects, releases, files, removed names, allowed names)',
       '  --cache-only        only the upstream cache (cached pages, JSON documents and files)',
       '  --project P         only these projects (repeatable; names are normalized), in either part',
+      '  --mirror NAME       of the upstream cache, only what mirror set NAME needs (its pages and files)',
       '  --include-users     also users (with password hashes) and API tokens (hashes only); private part only',
       '  --progress-interval D  least time between plain progress lines',
       '',
@@ -46,6 +62,7 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
       'cache-only': { type: 'boolean' },
       project: { type: 'string', multiple: true },
       'include-users': { type: 'boolean' },
+      mirror: { type: 'string' },
       'progress-interval': { type: 'string' },
     },
     minArgs: 1,
@@ -57,6 +74,8 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
       const includeUsers = values['include-users'] === true;
       if (includeUsers && cacheOnly) throw new UsageError('--include-users belongs to the private part; drop --cache-only');
       const projects = (values.project as string[] | undefined)?.map(normalizeName) ?? null;
+      const mirror = values.mirror === undefined ? undefined : mirrorSetFilter(storage, values.mirror as string);
+      if (mirror && privateOnly) throw new UsageError('--mirror selects cached files; drop --private-only');
       const progress = progressFor('export', values);
       const warn = (line: string) => process.stderr.write(`${line}\n`);
       try {
@@ -66,6 +85,7 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
           options: { private: !cacheOnly, cache: !privateOnly, projects: projects ? [...new Set(projects)] : null, includeUsers },
           progress,
           warn,
+          cacheFilter: mirror,
         });
         progress.done();
         const r = result.header.counts.records;

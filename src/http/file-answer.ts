@@ -67,7 +67,12 @@ export interface FileRequest {
   trace: SourceTrace;
 }
 
-export async function diskFileAnswer(body: Extract<FileBody, { kind: 'disk' }>, request: FileRequest, privateReads: boolean, small: SmallBodies): Promise<Answer> {
+export async function diskFileAnswer(
+  body: Extract<FileBody, { kind: 'disk' }>,
+  request: FileRequest,
+  privateReads: boolean,
+  small: SmallBodies,
+): Promise<Answer> {
   const headers = [...traceHeaders(request.trace), ...fileHeaders(body, privateReads)];
   if (etagListed(request.ifNoneMatch, body.etag)) {
     return { status: 304, headers: headers.filter(([name]) => name !== 'Content-Type'), body: null };

@@ -3,6 +3,7 @@ import type { BlobStore } from './blob-store.js';
 import type { CachedFileIndex } from './cached-file-index.js';
 import type { IndexStore } from './index-store.js';
 import type { PolicyStore } from './policy-store.js';
+import type { MirrorSetStore } from './mirror-set-store.js';
 import type { UpstreamDocumentStore } from './upstream-document-store.js';
 
 export interface Storage {
@@ -17,5 +18,7 @@ export interface Storage {
   policy: PolicyStore;
   /** The cached pages and JSON documents of the upstream named `name` when it is not the first one. */
   upstreamDocuments(name: string): UpstreamDocumentStore;
+  /** Mirror sets (air-gap fills) and the files they pin in the cache. */
+  mirrorSets: MirrorSetStore;
   close(): Promise<void>;
 }

@@ -58,6 +58,8 @@ export interface ExportParams {
   progress?: Progress;
   /** Warnings (records left out, unknown projects). */
   warn?: (line: string) => void;
+  /** Keeps only the cache records (upstream-docs, upstream-files) it accepts (`export --mirror`). */
+  cacheFilter?: (line: ArchiveLine) => boolean;
 }
 
 export interface ExportResult {
@@ -121,7 +123,13 @@ function selectedDbs(options: ExportOptions): DbName[] {
  * Reads every selected private record inside one snapshot (the cache's records as they are meanwhile),
  * into one temporary JSON-lines file per database; then the sizes of the blobs they reference.
  */
-async function takeSnapshot(storage: ExportParams['storage'], options: ExportOptions, workDir: string, warn: (line: string) => void): Promise<Snapshot> {
+async function takeSnapshot(
+  storage: ExportParams['storage'],
+  options: ExportOptions,
+  workDir: string,
+  warn: (line: string) => void,
+  cacheFilter: ExportParams['cacheFilter'],
+): Promise<Snapshot> {
   const { blobs } = storage;
   const dbs = selectedDbs(options);
   const only = options.projects ? new Set(options.projects) : null;
@@ -136,6 +144,7 @@ async function takeSnapshot(storage: ExportParams['storage'], options: ExportOpt
       for (const line of linesOf(db, storage, view)) {
         const project = projectOf(line);
         if (only && project !== null && !only.has(project)) continue;
+        if (cacheFilter && (db === 'upstream-docs' || db === 'upstream-files') && !cacheFilter(line)) continue;
         if (project !== null) seenProjects.add(project);
         const needs = needsOf(line);
         if (!needs.every((sha) => needed.has(sha) || (SHA256_HEX.test(sha) && blobs.hasSync(sha)))) {
@@ -179,7 +188,7 @@ export async function exportArchive(params: ExportParams): Promise<ExportResult>
   await mkdir(workDir);
   let writer: ArchiveWriter | null = null;
   try {
-    const snapshot = await takeSnapshot(storage, options, workDir, warn);
+    const snapshot = await takeSnapshot(storage, options, workDir, warn, params.cacheFilter);
     let blobBytes = 0;
     for (const size of snapshot.blobs.values()) blobBytes += size;
     const recordBytes = snapshot.records.reduce((n, r) => n + r.size, 0);

@@ -19,6 +19,8 @@ export interface ProgressOptions {
   totalBytes?: number;
   /** Least time between plain lines (default 2 s). A terminal bar is redrawn at most every 100 ms. */
   intervalMs?: number;
+  /** Also show the byte rate since the start. */
+  rate?: boolean;
   /** Clock, for tests. */
   now?: () => number;
 }
@@ -85,7 +87,9 @@ export class Progress {
     const { label, totalFiles, totalBytes } = this.options;
     const files = totalFiles !== undefined ? `${this.files}/${totalFiles} files` : `${this.files} files`;
     const bytes = totalBytes !== undefined ? `${formatBytes(this.bytes)} of ${formatBytes(totalBytes)}` : formatBytes(this.bytes);
-    return `${label}: ${files}, ${bytes}`;
+    const seconds = (this.now() - this.started) / 1000;
+    const rate = this.options.rate && seconds > 0 ? `, ${formatBytes(Math.round(this.bytes / seconds))}/s` : '';
+    return `${label}: ${files}, ${bytes}${rate}`;
   }
 
   private draw(suffix = ''): void {

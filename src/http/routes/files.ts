@@ -62,7 +62,16 @@ export function registerFileRoutes(router: Router, deps: HttpDeps, smallBodies: 
     if (trace.upstream) ctx.set('X-Larder-Upstream', trace.upstream);
     if (!body) throw notFound(`No file ${requested} in project ${project}.`);
     if (body.kind === 'stream') await sendStreamedFile(ctx, body, deps.config.readAuth);
-    else await sendThroughKoa(ctx, await diskFileAnswer(body, fileRequest((name) => ctx.get(name) || undefined, ctx.method === 'HEAD', trace), deps.config.readAuth, smallBodies));
+    else
+      await sendThroughKoa(
+        ctx,
+        await diskFileAnswer(
+          body,
+          fileRequest((name) => ctx.get(name) || undefined, ctx.method === 'HEAD', trace),
+          deps.config.readAuth,
+          smallBodies,
+        ),
+      );
     if (trace.cache === 'hit' && ctx.method === 'GET') {
       const bytes = ctx.length ?? 0;
       ctx.res.once('finish', () => deps.metrics.cacheServedBytes.inc(bytes));

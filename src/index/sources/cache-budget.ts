@@ -1,11 +1,13 @@
 /**
  * Keeps the bytes of cached upstream files under LARDER_CACHE_MAX_SIZE: when a new file pushes the total
  * over, the least recently used cached files go first (their records, then their blobs). Private files
- * are never touched, nor is a blob a private record also names. Evicted files are fetched again on demand.
+ * are never touched, nor is a blob a private record also names, nor a file a mirror set needs (pinned).
+ * Evicted files are fetched again on demand.
  */
 import type { Logger } from 'pino';
 import { privateBlobs } from '../../store/blob-references.js';
 import type { CachedFileId } from '../../store/cached-file-index.js';
+import { mirrorFileKey, pinnedFiles } from '../../store/mirror-set-store.js';
 import type { Storage } from '../../store/storage.js';
 
 const sameFile = (a: CachedFileId, b: CachedFileId) => a.project === b.project && a.filename === b.filename && a.variant === b.variant;
@@ -15,7 +17,7 @@ export class CacheBudget {
   private evicting: Promise<void> | null = null;
 
   constructor(
-    private readonly storage: Pick<Storage, 'index' | 'cachedFiles' | 'blobs'>,
+    private readonly storage: Pick<Storage, 'index' | 'cachedFiles' | 'blobs' | 'mirrorSets'>,
     readonly maxBytes: number,
     private readonly logger: Logger,
     private readonly onEvicted: (files: number, bytes: number) => void = () => {},
@@ -37,9 +39,12 @@ export class CacheBudget {
   }
 
   private async evict(keep: CachedFileId): Promise<void> {
-    const { index, cachedFiles, blobs } = this.storage;
+    const { index, cachedFiles, blobs, mirrorSets } = this.storage;
     const all = Array.from(cachedFiles.entries());
-    const records = all.filter((r) => !sameFile(r.id, keep)).sort((a, b) => a.record.lastAccess - b.record.lastAccess);
+    const pinned = pinnedFiles(mirrorSets);
+    const records = all
+      .filter((r) => !sameFile(r.id, keep) && !pinned.has(mirrorFileKey(r.id.project, r.id.filename, r.id.variant)))
+      .sort((a, b) => a.record.lastAccess - b.record.lastAccess);
     const protectedShas = privateBlobs(index);
     const stillNamed = new Map<string, number>();
     for (const { record } of all) stillNamed.set(record.sha256, (stillNamed.get(record.sha256) ?? 0) + 1);

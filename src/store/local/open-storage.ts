@@ -8,6 +8,7 @@ import { LmdbCachedFileIndex } from '../lmdb/lmdb-cached-file-index.js';
 import { LmdbDocumentStore } from '../lmdb/lmdb-document-store.js';
 import { LmdbIndexStore } from '../lmdb/lmdb-index-store.js';
 import { LmdbPolicyStore } from '../lmdb/lmdb-policy-store.js';
+import { LmdbMirrorSetStore } from '../lmdb/lmdb-mirror-set-store.js';
 import type { Storage } from '../storage.js';
 
 export function openStorage(dataDir: string): Storage {
@@ -19,6 +20,7 @@ export function openStorage(dataDir: string): Storage {
     blobs: new FileBlobStore(dataDir),
     policy: new LmdbPolicyStore(root),
     upstreamDocuments: (name) => new LmdbDocumentStore(root, `upstream-docs@${name}`),
+    mirrorSets: new LmdbMirrorSetStore(root),
     close: () => root.close(),
   };
 }

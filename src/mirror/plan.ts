@@ -1,0 +1,32 @@
+/**
+ * A closure as the list of cached files a mirror set needs (each distribution file and, where the index
+ * has one, its `.metadata`, which pip asks for first), and the per-target summary of it.
+ */
+import type { MirrorSetFile } from '../store/mirror-set-store.js';
+import type { ClosureResult } from './closure.js';
+
+export function planFiles(closure: ClosureResult): MirrorSetFile[] {
+  const out: MirrorSetFile[] = [];
+  const sorted = [...closure.files.values()].sort((a, b) => a.project.localeCompare(b.project) || a.file.filename.localeCompare(b.file.filename));
+  for (const { project, file, targets } of sorted) {
+    const labels = [...targets].sort();
+    out.push({ project, filename: file.filename, variant: 'file', size: file.size, targets: labels });
+    if (file.coreMetadata !== false) out.push({ project, filename: file.filename, variant: 'metadata', size: null, targets: labels });
+  }
+  return out;
+}
+
+export interface TargetSummary {
+  target: string;
+  projects: number;
+  files: number;
+  bytes: number;
+}
+
+/** Projects, distribution files and their bytes per target (`.metadata` files not counted). */
+export function summarize(files: readonly MirrorSetFile[], targets: readonly string[]): TargetSummary[] {
+  return targets.map((target) => {
+    const mine = files.filter((f) => f.variant === 'file' && f.targets.includes(target));
+    return { target, projects: new Set(mine.map((f) => f.project)).size, files: mine.length, bytes: mine.reduce((n, f) => n + (f.size ?? 0), 0) };
+  });
+}
