@@ -1,13 +1,13 @@
-// larder as the bench runs it: `node bench/larder-child.mjs <module root> <data dir> <upstream url>`.
+// larder as the bench runs it: `node bench/larder-child.mjs <module root> <data dir> <upstream url> [<file origin>]`.
 // <module root> is the compiled src/ (bench/.build/src, plain node, no loader thread) or, under
 // `node --import tsx`, the TypeScript src/ itself. Prints `LARDER_URL <url>` once listening; SIGTERM
 // closes larder and exits normally, so `--cpu-prof` profiles get written; SIGUSR2 prints memoryUsage().
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [root, data, upstream] = process.argv.slice(2);
+const [root, data, upstream, fileOrigin] = process.argv.slice(2);
 if (!root || !data || !upstream) {
-  process.stderr.write('usage: larder-child.mjs <module root> <data dir> <upstream url>\n');
+  process.stderr.write('usage: larder-child.mjs <module root> <data dir> <upstream url> [<file origin>]\n');
   process.exit(2);
 }
 const load = (file) => import(pathToFileURL(resolve(join(root, file))).href);
@@ -16,7 +16,15 @@ const { loadConfig } = await load('config/load.js');
 
 const config = loadConfig({
   env: {},
-  overrides: { host: '127.0.0.1', port: 0, data, upstream, upstreamJsonApi: '' /* derived from upstream */, logLevel: process.env.BENCH_LARDER_LOG ?? 'warn' },
+  overrides: {
+    host: '127.0.0.1',
+    port: 0,
+    data,
+    upstream,
+    upstreamJsonApi: '' /* derived from upstream */,
+    fileHosts: fileOrigin ? [fileOrigin] : [],
+    logLevel: process.env.BENCH_LARDER_LOG ?? 'warn',
+  },
 });
 const larder = await createLarder(config);
 const url = await larder.listen();

@@ -93,7 +93,7 @@ async function startLarder(label: string, profile = false, dataDir?: string): Pr
   // Extra node flags for the larder child, e.g. BENCH_LARDER_NODE_FLAGS='--max-semi-space-size=4'.
   args.push(...(env.BENCH_LARDER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean));
   if (USE_TSX) args.push('--import', 'tsx');
-  args.push(join(BENCH, 'larder-child.mjs'), moduleRoot, data, upstream.url);
+  args.push(join(BENCH, 'larder-child.mjs'), moduleRoot, data, upstream.url, upstream.fileOrigin);
   const child = track(spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] }));
   const out = createWriteStream(join(tmp, `larder-${label}.log`));
   out.on('error', () => {});
@@ -139,7 +139,10 @@ async function startLarder(label: string, profile = false, dataDir?: string): Pr
  * larder's data directory after the whole run (cached pages, 200 MB files, the 600,000-name list).
  * Includes Node's own start and module loading.
  */
-async function startupTimes(largeDir: string): Promise<void> {
+async function startupTimes(largeDir: string, nginx: Nginx): Promise<void> {
+  const headers = { Accept: PIP_ACCEPT, 'Accept-Encoding': PIP_ENCODING };
+  const firstRequest: number[] = [];
+  const nginxRequest: number[] = [];
   for (const [id, dir] of [
     ['empty', undefined],
     ['large', largeDir],
@@ -149,6 +152,13 @@ async function startupTimes(largeDir: string): Promise<void> {
       const t0 = performance.now();
       const l = await startLarder(`startup-${id}-${i}`, false, dir);
       samples.push(performance.now() - t0);
+      if (id === 'large' && ONLY.has('warm')) {
+        // The first request once listening: the project page cached on disk by the earlier sections.
+        const first = await curlDiscard(`${l.url}/simple/${upstream.page}/`, headers);
+        expect(first.status === 200 && first.cache === 'hit', `first request after start: ${JSON.stringify(first)}`);
+        firstRequest.push(first.seconds * 1000);
+        nginxRequest.push((await curlDiscard(`${nginx.url}/pages/${upstream.page}.json`, headers)).seconds * 1000);
+      }
       await l.stop();
     }
     figures.push(
@@ -156,16 +166,29 @@ async function startupTimes(largeDir: string): Promise<void> {
     );
     log(`start-up (${id} data directory): ${samples.map((s) => fmt(s)).join(', ')} ms`);
   }
+  if (firstRequest.length) {
+    figures.push(
+      figure(
+        'first_request_ms',
+        'first request after start (cached JSON page, gzip)',
+        'ms',
+        series('larder', firstRequest),
+        series('nginx', nginxRequest),
+        [{ kind: 'max', value: 10 }],
+      ),
+    );
+    log(`first request after start: larder ${firstRequest.map((s) => fmt(s)).join(', ')} ms, nginx ${nginxRequest.map((s) => fmt(s)).join(', ')} ms`);
+  }
 }
 
 // ------------------------------------------------------------------------------------------- upstream
 
-async function startUpstream(fixtures: string): Promise<{ child: ChildProcess; ready: UpstreamReady }> {
+async function startUpstream(fixtures: string, fileHost: Nginx): Promise<{ child: ChildProcess; ready: UpstreamReady }> {
   const child = track(
     fork(join(BENCH, 'upstream-child.ts'), [], {
       cwd: REPO,
       execArgv: ['--import', 'tsx'],
-      env: { ...env, BENCH_FIXTURES: fixtures },
+      env: { ...env, BENCH_FIXTURES: fixtures, BENCH_FILE_ORIGIN: fileHost.url, BENCH_FILE_ROOT: fileHost.www },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     }),
   );
@@ -183,7 +206,7 @@ async function startUpstream(fixtures: string): Promise<{ child: ChildProcess; r
   return { child, ready };
 }
 
-const upstreamFileUrl = (f: FileInfo) => `${upstream.origin}/files/${f.sha256.slice(0, 2)}/${f.sha256}/${encodeURIComponent(f.filename)}`;
+const upstreamFileUrl = (f: FileInfo) => `${upstream.fileOrigin}/files/${f.sha256.slice(0, 2)}/${f.sha256}/${encodeURIComponent(f.filename)}`;
 const larderFilePath = (f: FileInfo) => `/packages/${f.project}/${encodeURIComponent(f.filename)}`;
 
 // ------------------------------------------------------------------------------------------- helpers
@@ -294,8 +317,7 @@ async function warmPages(larder: LarderProc, nginx: Nginx): Promise<void> {
     );
     figures.push(
       figure(`warm_${v.id}_rps`, `warm project page ${v.label} (gzip), ${CONNECTIONS} conns`, 'req/s', rps, refRps, [
-        { kind: 'min', value: 20_000 },
-        { kind: 'minRatio', value: 1 / 3, label: '1/3' },
+        { kind: 'minRatio', value: 0.5, label: '1/2' },
       ]),
     );
     figures.push(
@@ -371,7 +393,8 @@ async function coldPages(larder: LarderProc): Promise<void> {
           'ms',
           l,
           u,
-          [{ kind: 'max', value: 2 }],
+          // The issue's target: 1.5 ms for the whole first request over an upstream that answers in 0.4 ms.
+          [{ kind: 'max', value: 1.1 }],
           {
             value: added,
             notes: 'value = median(larder first request) − median(upstream direct request), same kind of page',
@@ -407,7 +430,9 @@ async function smallWheel(larder: LarderProc, nginx: Nginx): Promise<void> {
     r.map(slim),
   );
   figures.push(
-    figure('small_wheel_rps', `small cached wheel (${(f.size / 1000).toFixed(0)} kB), ${CONNECTIONS} conns`, 'req/s', ls, rs, [{ kind: 'min', value: 15_000 }]),
+    figure('small_wheel_rps', `small cached wheel (${(f.size / 1000).toFixed(0)} kB), ${CONNECTIONS} conns`, 'req/s', ls, rs, [
+      { kind: 'minRatio', value: 1 / 3, label: '1/3' },
+    ]),
   );
   log(`  larder ${fmt(ls.median)} req/s (cpu ${fmt(median(l.map((s) => s.larderCpu ?? 0)))} cores, ${cpuPerRequest(l)} µs/req), nginx ${fmt(rs.median)} req/s`);
 }
@@ -444,11 +469,11 @@ async function bigFiles(larder: LarderProc, nginx: Nginx): Promise<void> {
         first,
         cpu.map((c) => ({ larderCpu: c })),
       ),
-      series('upstream direct', direct),
-      [{ kind: 'min', value: 1000 }],
+      series('nginx direct', direct),
+      [{ kind: 'minRatio', value: 0.5, label: '1/2' }],
     ),
   );
-  log(`first download: larder ${fmt(median(first))} MB/s (cpu ${fmt(median(cpu))}), upstream direct ${fmt(median(direct))} MB/s`);
+  log(`first download: larder ${fmt(median(first))} MB/s (cpu ${fmt(median(cpu))}), nginx direct (the upstream's file host) ${fmt(median(direct))} MB/s`);
 
   // The cached copy is the verified upstream file.
   const hit = await curlDiscard(`${larder.url}${larderFilePath(big)}`);
@@ -514,8 +539,7 @@ async function bigFiles(larder: LarderProc, nginx: Nginx): Promise<void> {
       ),
       series('nginx', manyRef),
       [
-        { kind: 'min', value: 2000 },
-        { kind: 'minRatio', value: 0.9, label: '90%' },
+        { kind: 'minRatio', value: 0.95, label: '95%' },
       ],
     ),
   );
@@ -562,7 +586,7 @@ async function rootPages(main: LarderProc, nginx: Nginx): Promise<void> {
           peaks.map((p) => ({ peakRssMiB: p })),
         ),
         series('upstream direct', direct),
-        [{ kind: 'max', value: 1000 }],
+        [{ kind: 'max', value: 500 }],
       ),
     );
     log(`root first ${f.label}: larder ${fmt(median(first))} ms, upstream direct ${fmt(median(direct))} ms, fresh larder peak RSS ${fmt(median(peaks))} MiB`);
@@ -594,7 +618,7 @@ async function rootPages(main: LarderProc, nginx: Nginx): Promise<void> {
         'ms',
         series('larder', warm),
         series('nginx', ref),
-        [{ kind: 'max', value: 50 }],
+        [{ kind: 'max', value: 20 }],
       ),
     );
     log(`root warm ${f.label}: larder ${fmt(median(warm))} ms, nginx ${fmt(median(ref))} ms (${body.body.length} bytes)`);
@@ -608,11 +632,13 @@ async function main(): Promise<void> {
   log(`temp dir ${tmp}; reps ${REPS}, ${SECONDS}s wrk samples; sections ${[...ONLY].join(',')}`);
   await buildLarder();
   log(`larder runs from ${moduleRoot}${USE_TSX ? ' (tsx)' : env.BENCH_MODULE_ROOT ? '' : ' (compiled with tsc)'}`);
-  const up = await startUpstream(join(tmp, 'fixtures'));
-  upstream = up.ready;
-  log(`upstream ${upstream.url} (pid ${upstream.pid}), fixtures built in ${fmt(upstream.buildMs / 1000)} s`);
+  // nginx is also the upstream's file host (as files.pythonhosted.org is pypi.org's), so a first download
+  // through larder is measured against the fastest server of the same bytes, not a Node upstream.
   const nginx = await startNginx(join(tmp, 'nginx'));
   log(`nginx ${nginx.url} (pid ${nginx.pid})`);
+  const up = await startUpstream(join(tmp, 'fixtures'), nginx);
+  upstream = up.ready;
+  log(`upstream ${upstream.url} (pid ${upstream.pid}), files on ${upstream.fileOrigin}, fixtures built in ${fmt(upstream.buildMs / 1000)} s`);
 
   const larder = await startLarder('main', PROFILE);
   await sleep(2000);
@@ -647,14 +673,14 @@ async function main(): Promise<void> {
   const after = rssMiB(larder.pid) ?? Number.NaN;
   extra.memAfter = await larder.mem();
   const peak = peakRssMiB(larder.pid) ?? Number.NaN;
-  figures.push(figure('rss_idle_mib', 'RSS idle (VmRSS)', 'MiB', series('larder', [idle]), null, [{ kind: 'max', value: 60 }]));
+  figures.push(figure('rss_idle_mib', 'RSS idle (VmRSS)', 'MiB', series('larder', [idle]), null, [{ kind: 'max', value: 50 }]));
   figures.push(
-    figure('rss_after_mib', 'RSS after the whole run (VmRSS)', 'MiB', series('larder', [after]), null, [{ kind: 'max', value: 150 }], {
+    figure('rss_after_mib', 'RSS after the whole run (VmRSS)', 'MiB', series('larder', [after]), null, [{ kind: 'max', value: 120 }], {
       notes: `peak during the run (VmHWM) ${fmt(peak)} MiB`,
     }),
   );
   extra.larderCpuSeconds = Number((cpuSeconds(larder.pid) - cpuStart).toFixed(2));
-  await startupTimes(larder.data);
+  await startupTimes(larder.data, nginx);
   extra.larderPeakRssMiB = peak;
   log(`RSS after the run ${fmt(after)} MiB (peak ${fmt(peak)} MiB)`);
 

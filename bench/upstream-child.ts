@@ -3,8 +3,11 @@
  * fixture distributions under BENCH_FIXTURES, starts the test suite's fake upstream with a 600,000-project
  * root, and reports what it serves. Stops on SIGTERM, on a `close` message, or when its parent goes away.
  */
+import { link, mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { buildSdist, buildWheel, type BuiltDist } from '../test/fixtures/dists.js';
 import { startFakeUpstream } from '../test/fixtures/fake-upstream.js';
+import { filePath } from '../test/fixtures/upstream/render.js';
 
 export interface FileInfo {
   project: string;
@@ -19,6 +22,8 @@ export interface UpstreamReady {
   pid: number;
   url: string;
   origin: string;
+  /** Where the upstream's pages point file URLs (nginx in the bench). */
+  fileOrigin: string;
   /** The realistic project: 25 versions, a wheel and an sdist each. */
   page: string;
   /** Never-requested projects of the same shape, for cold first requests. */
@@ -42,6 +47,9 @@ const coldWarmupCount = num('BENCH_COLD_WARMUP', 10);
 const bigCount = num('BENCH_BIG_N', 5);
 const bigBytes = num('BENCH_BIG_BYTES', 200_000_000);
 const rootProjects = num('BENCH_ROOT_PROJECTS', 600_000);
+/** Files are served by this origin (nginx), from BENCH_FILE_ROOT, as pypi.org serves them from files.pythonhosted.org. */
+const fileOrigin = process.env.BENCH_FILE_ORIGIN ?? null;
+const fileRoot = process.env.BENCH_FILE_ROOT ?? null;
 
 const t0 = performance.now();
 
@@ -64,9 +72,22 @@ async function realisticProject(name: string): Promise<BuiltDist[]> {
 
 const info = (project: string, d: BuiltDist): FileInfo => ({ project, filename: d.filename, path: d.path, size: d.size, sha256: d.sha256 });
 
-const upstream = await startFakeUpstream({ rootProjects });
+const upstream = await startFakeUpstream({ rootProjects, fileOrigin });
+
+/** Adds a project and puts its files (and wheels' `.metadata`) where the file origin serves them. */
+async function addProject(name: string, dists: BuiltDist[]): Promise<void> {
+  upstream.addProject(name, dists);
+  if (!fileRoot) return;
+  for (const d of dists) {
+    const target = join(fileRoot, decodeURIComponent(filePath(d)));
+    await mkdir(dirname(target), { recursive: true });
+    await link(d.path, target);
+    if (d.kind === 'wheel') await writeFile(`${target}.metadata`, d.metadata);
+  }
+}
+
 const page = 'benchproj';
-upstream.addProject(page, await realisticProject(page));
+await addProject(page, await realisticProject(page));
 const coldJson: string[] = [];
 const coldHtml: string[] = [];
 for (let i = 1; i <= coldCount; i++) {
@@ -75,23 +96,23 @@ for (let i = 1; i <= coldCount; i++) {
     [coldHtml, 'html'],
   ] as const) {
     const name = `cold-${kind}-${i}`;
-    upstream.addProject(name, await realisticProject(name));
+    await addProject(name, await realisticProject(name));
     list.push(name);
   }
 }
 const coldWarmup: string[] = [];
 for (let i = 1; i <= coldWarmupCount; i++) {
   const name = `cold-warmup-${i}`;
-  upstream.addProject(name, await realisticProject(name));
+  await addProject(name, await realisticProject(name));
   coldWarmup.push(name);
 }
 const smallDist = await buildWheel(`${dir}/smallwheel`, { name: 'smallwheel', version: '1.0', dataFile: { bytes: 10_000, seed: 'small' } });
-upstream.addProject('smallwheel', [smallDist]);
+await addProject('smallwheel', [smallDist]);
 const big: FileInfo[] = [];
 for (let i = 1; i <= bigCount; i++) {
   const name = `bigwheel-${i}`;
   const dist = await buildWheel(`${dir}/${name}`, { name, version: '1.0', dataFile: { bytes: bigBytes, seed: `big-${i}` } });
-  upstream.addProject(name, [dist]);
+  await addProject(name, [dist]);
   big.push(info(name, dist));
 }
 
@@ -100,6 +121,7 @@ const ready: UpstreamReady = {
   pid: process.pid,
   url: upstream.url,
   origin: upstream.origin,
+  fileOrigin: fileOrigin ?? upstream.origin,
   page,
   coldJson,
   coldHtml,

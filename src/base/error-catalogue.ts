@@ -104,4 +104,8 @@ export const INTERNAL_ERRORS = {
   UsageError: 'A bad command line. The larder command prints it and exits with status 2.',
   ImportRefused: 'larder import refuses an archive (damaged, wrong format, conflicts). Printed by the command, exit status 1; nothing is imported.',
   ExportError: 'larder export cannot write the archive. Printed by the command, exit status 1.',
+  InputError: 'larder mirror cannot read a requirements or lock file (bad syntax, missing include). Printed by the command, exit status 1.',
+  MarkerError: 'An environment marker larder mirror cannot parse. Reported with the requirement it belongs to; the command exits with status 1.',
+  MirrorIncomplete: 'larder mirror add/sync finished with problems (listed above it). Exit status 1.',
+  NoUpstreamError: 'larder mirror with no upstream configured. Printed by the command, exit status 1.',
 } as const;
