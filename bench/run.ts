@@ -18,6 +18,7 @@ import { cpuSeconds, killAll, machineBusy, peakRssMiB, rssMiB, run, sleep, stop,
 import { figure, fmt, median, series, table, type Figure } from './lib/report.js';
 import { WRK, wrk, type WrkResult } from './lib/wrk.js';
 import type { FileInfo, UpstreamReady } from './upstream-child.js';
+import { scaleSection } from './sections/scale.js';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const REPO = dirname(BENCH);
@@ -627,6 +628,7 @@ async function main(): Promise<void> {
     ['small', () => smallWheel(larder, nginx)],
     ['big', () => bigFiles(larder, nginx)],
     ['root', () => rootPages(larder, nginx)],
+    ['scale', () => scaleSection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
   ];
   const busy: Record<string, number> = {};
   for (const [name, section] of sections) {

@@ -5,6 +5,7 @@
  */
 import { buildSdist, buildWheel, type BuiltDist } from '../test/fixtures/dists.js';
 import { startFakeUpstream } from '../test/fixtures/fake-upstream.js';
+import { addScaleFixtures, type ScaleFixtures } from './scale/fixtures.js';
 
 export interface FileInfo {
   project: string;
@@ -31,6 +32,8 @@ export interface UpstreamReady {
   small: FileInfo;
   rootProjects: number;
   buildMs: number;
+  /** The `scale` section's fixtures (bench/scale/fixtures.ts), when BENCH_ONLY names it. */
+  scale: ScaleFixtures | null;
 }
 
 const dir = process.env.BENCH_FIXTURES;
@@ -94,6 +97,7 @@ for (let i = 1; i <= bigCount; i++) {
   upstream.addProject(name, [dist]);
   big.push(info(name, dist));
 }
+const scale = await addScaleFixtures(upstream, `${dir}/scale`, process.env);
 
 const ready: UpstreamReady = {
   type: 'ready',
@@ -108,6 +112,7 @@ const ready: UpstreamReady = {
   small: info('smallwheel', smallDist),
   rootProjects,
   buildMs: performance.now() - t0,
+  scale,
 };
 
 let closing = false;
