@@ -53,7 +53,7 @@ export function scaleKnobs(env: NodeJS.ProcessEnv): ScaleKnobs {
       .map((s) => Number(s.trim()))
       .sort((a, b) => a - b),
     storeBlobBytes: num('BENCH_SCALE_BLOB_BYTES', 2000),
-    storeHitPaths: num('BENCH_SCALE_HIT_PATHS', 1000),
+    storeHitPaths: num('BENCH_SCALE_HIT_PATHS', 500),
     gcReps: num('BENCH_SCALE_GC_REPS', 1),
     startupReps: num('BENCH_SCALE_STARTUP_REPS', 3),
     downloadReps: num('BENCH_SCALE_DOWNLOAD_REPS', 3),
