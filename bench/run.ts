@@ -18,6 +18,7 @@ import { cpuSeconds, killAll, machineBusy, peakRssMiB, rssMiB, run, sleep, stop,
 import { figure, fmt, median, series, table, type Figure } from './lib/report.js';
 import { WRK, wrk, type WrkResult } from './lib/wrk.js';
 import type { FileInfo, UpstreamReady } from './upstream-child.js';
+import { scaleSection } from './sections/scale.js';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const REPO = dirname(BENCH);
@@ -168,14 +169,9 @@ async function startupTimes(largeDir: string, nginx: Nginx): Promise<void> {
   }
   if (firstRequest.length) {
     figures.push(
-      figure(
-        'first_request_ms',
-        'first request after start (cached JSON page, gzip)',
-        'ms',
-        series('larder', firstRequest),
-        series('nginx', nginxRequest),
-        [{ kind: 'max', value: 10 }],
-      ),
+      figure('first_request_ms', 'first request after start (cached JSON page, gzip)', 'ms', series('larder', firstRequest), series('nginx', nginxRequest), [
+        { kind: 'max', value: 10 },
+      ]),
     );
     log(`first request after start: larder ${firstRequest.map((s) => fmt(s)).join(', ')} ms, nginx ${nginxRequest.map((s) => fmt(s)).join(', ')} ms`);
   }
@@ -538,9 +534,7 @@ async function bigFiles(larder: LarderProc, nginx: Nginx): Promise<void> {
         manyCpu.map((c) => ({ larderCpu: c })),
       ),
       series('nginx', manyRef),
-      [
-        { kind: 'minRatio', value: 0.95, label: '95%' },
-      ],
+      [{ kind: 'minRatio', value: 0.95, label: '95%' }],
     ),
   );
   log(`cached ${STREAMS} streams: larder ${fmt(median(many))} MB/s (cpu ${fmt(median(manyCpu))}), nginx ${fmt(median(manyRef))} MB/s`);
@@ -653,6 +647,7 @@ async function main(): Promise<void> {
     ['small', () => smallWheel(larder, nginx)],
     ['big', () => bigFiles(larder, nginx)],
     ['root', () => rootPages(larder, nginx)],
+    ['scale', () => scaleSection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
   ];
   const busy: Record<string, number> = {};
   for (const [name, section] of sections) {

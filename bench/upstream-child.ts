@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { buildSdist, buildWheel, type BuiltDist } from '../test/fixtures/dists.js';
 import { startFakeUpstream } from '../test/fixtures/fake-upstream.js';
 import { filePath } from '../test/fixtures/upstream/render.js';
+import { addScaleFixtures, type ScaleFixtures } from './scale/fixtures.js';
 
 export interface FileInfo {
   project: string;
@@ -36,6 +37,8 @@ export interface UpstreamReady {
   small: FileInfo;
   rootProjects: number;
   buildMs: number;
+  /** The `scale` section's fixtures (bench/scale/fixtures.ts), when BENCH_ONLY names it. */
+  scale: ScaleFixtures | null;
 }
 
 const dir = process.env.BENCH_FIXTURES;
@@ -115,6 +118,7 @@ for (let i = 1; i <= bigCount; i++) {
   await addProject(name, [dist]);
   big.push(info(name, dist));
 }
+const scale = await addScaleFixtures(upstream, `${dir}/scale`, process.env, addProject);
 
 const ready: UpstreamReady = {
   type: 'ready',
@@ -130,6 +134,7 @@ const ready: UpstreamReady = {
   small: info('smallwheel', smallDist),
   rootProjects,
   buildMs: performance.now() - t0,
+  scale,
 };
 
 let closing = false;

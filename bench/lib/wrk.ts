@@ -23,6 +23,8 @@ export interface WrkOptions {
   threads: number;
   seconds: number;
   headers?: Record<string, string>;
+  /** A Lua script for wrk's `-s` (e.g. to rotate request paths). */
+  script?: string;
 }
 
 function toMs(value: string, unit: string): number {
@@ -68,6 +70,7 @@ export function parseWrk(output: string): WrkResult {
 export async function wrk(options: WrkOptions): Promise<WrkResult> {
   const args = [`-t${options.threads}`, `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '5s', '--latency'];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
+  if (options.script) args.push('-s', options.script);
   args.push(options.url);
   const result = await run(WRK, args, (options.seconds + 15) * 1000);
   if (result.timedOut) throw new Error(`wrk did not finish in time: ${args.join(' ')}`);

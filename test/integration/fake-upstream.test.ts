@@ -14,6 +14,7 @@ import * as yauzl from 'yauzl';
 import { buildLargeFile, buildSdist, buildWheel, largeFileStream, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, startLoggingServer, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { recordDigest, sha256Hex } from '../fixtures/hashes.js';
+import { syntheticReleases } from '../fixtures/synthetic-dists.js';
 import { rawGet } from '../helpers/raw-get.js';
 import { dechunk, rawRequest } from '../helpers/raw-socket.js';
 
@@ -724,5 +725,28 @@ describe('test fixtures', () => {
         await other.close();
       }
     });
+  });
+});
+
+describe('synthetic page entries', () => {
+  test('a project of 2,000 synthetic files is listed with their hashes and sizes, and a repeated file name is refused', async () => {
+    const upstream = await startFakeUpstream();
+    try {
+      const dists = syntheticReleases('fx-huge', 1000);
+      upstream.addProject('fx-huge', dists);
+      const doc = JSON.parse((await get(`${upstream.url}fx-huge/`, { headers: { Accept: JSON_TYPE } })).body.toString());
+      assert.equal(doc.files.length, 2000);
+      assert.equal(new Set(doc.files.map((f: { filename: string }) => f.filename)).size, 2000);
+      assert.equal(doc.versions.length, 1000);
+      const sdist = doc.files.find((f: { filename: string }) => f.filename === dists[1]!.filename);
+      assert.deepEqual(sdist.hashes, { sha256: dists[1]!.sha256 });
+      assert.equal(sdist.size, dists[1]!.size);
+      assert.equal(sdist['core-metadata'], false, 'sdists advertise no .metadata');
+      const html = (await get(`${upstream.url}fx-huge/`)).body.toString();
+      assert.equal(html.split('<a ').length - 1, 2000);
+      assert.throws(() => upstream.addFiles('fx-huge', [dists[1999]!]), /is already in fx-huge/);
+    } finally {
+      await upstream.close();
+    }
   });
 });
