@@ -40,6 +40,8 @@ import { UpstreamSource } from './index/sources/upstream-source.js';
 import type { IndexSource } from './index/source.js';
 import { UpstreamNameCheck } from './index/upstream-names.js';
 import { createLogger } from './logger.js';
+import { loadSessionKey } from './web/session.js';
+import { createWebUi } from './web/web-ui.js';
 import { StorageReporter } from './metrics/storage-reporter.js';
 import { Metrics } from './metrics/metrics.js';
 import type { BlobStore } from './store/blob-store.js';
@@ -184,7 +186,9 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   registerFileRoutes(router, deps);
   registerStatsRoutes(router, deps);
   registerUploadRoutes(router, deps);
-  registerAdminRoutes(router, deps, new ProjectAdmin(meta));
+  const admin = new ProjectAdmin(meta);
+  registerAdminRoutes(router, deps, admin);
+  const webUi = createWebUi({ http: deps, admin, documents: stores.documents, upstream: upstreamSource, sessionKey: await loadSessionKey(config.data) });
 
   koa.on('error', (err: NodeJS.ErrnoException) => {
     // A client that goes away mid-response is routine, not a server error.
@@ -199,6 +203,8 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   });
   koa.use(requestLog(logger, metrics));
   koa.use(errorMiddleware(logger, storage));
+  // The web pages ask for a login themselves (a form, not a bare 401); other paths pass through.
+  koa.use(webUi);
   if (config.readAuth) koa.use(readAuthMiddleware(deps.authenticator));
   koa.use(router.routes());
   koa.use(router.allowedMethods());
