@@ -9,17 +9,9 @@ import sanitizeHtml from 'sanitize-html';
 import { escapeHtml } from '../render/html-escape.js';
 
 export const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
-  allowedTags: [
-    ...sanitizeHtml.defaults.allowedTags.filter((tag) => tag !== 'style'),
-    'img',
-    'del',
-    'ins',
-    'details',
-    'summary',
-    'input',
-  ],
+  allowedTags: [...sanitizeHtml.defaults.allowedTags.filter((tag) => tag !== 'style'), 'img', 'del', 'ins', 'details', 'summary', 'input'],
   allowedAttributes: {
-    a: ['href', 'title', 'id', 'name'],
+    a: ['href', 'title', 'id', 'name', 'rel'],
     img: ['src', 'alt', 'title', 'width', 'height'],
     code: ['class'],
     pre: ['class'],
@@ -56,7 +48,7 @@ export class DescriptionRenderer {
 
   /** Sanitized HTML for a description; '' when there is none. */
   render(description: string | null, contentType: string | null): string {
-    if (!description || !description.trim()) return '';
+    if (!description?.trim()) return '';
     if (descriptionKind(contentType) === 'markdown') return sanitize(this.markdown.render(description));
     return `<pre class="description-text">${escapeHtml(description)}</pre>`;
   }

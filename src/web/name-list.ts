@@ -1,7 +1,7 @@
 /**
- * A searchable list of project names held as one string of `normalized<TAB>display<LF>` lines (the display
- * name left empty when it equals the normalized one): 600,000 names take about 10–20 MB and a substring
- * scan of all of them a few milliseconds.
+ * A searchable list of project names held as one string of normalized names, one a line, plus the display
+ * spellings that differ from them: 600,000 names take about 10 MB, and a substring scan of all of them a
+ * few milliseconds (two string searches per matching name).
  */
 import type { ProjectListEntry } from '../model/documents.js';
 import { normalizeName } from '../model/names.js';
@@ -20,75 +20,89 @@ export interface NameMatches {
 
 export class NameList {
   private constructor(
+    /** `\n` + one normalized name and `\n` per project. */
     private readonly text: string,
+    private readonly displays: ReadonlyMap<string, string>,
     readonly size: number,
   ) {}
 
-  /** `parts` are joined as they come, so a list read in batches is never held twice as entries. */
   static from(entries: Iterable<ProjectListEntry>): NameList {
-    const parts: string[] = [];
-    const seen = new Set<string>();
-    for (const entry of entries) {
-      if (/[\t\n\r]/.test(entry.name)) continue;
-      const normalized = entry.normalized ?? normalizeName(entry.name);
-      if (seen.has(normalized)) continue;
-      seen.add(normalized);
-      parts.push(`${normalized}\t${entry.name === normalized ? '' : entry.name}\n`);
-    }
-    return new NameList(`\n${parts.join('')}`, parts.length);
+    const builder = new ListBuilder();
+    builder.add(entries);
+    return builder.finish();
   }
 
   static async fromBatches(batches: AsyncIterable<readonly ProjectListEntry[]>): Promise<NameList> {
-    const chunks: string[] = [];
-    let size = 0;
-    for await (const batch of batches) {
-      let chunk = '';
-      for (const entry of batch) {
-        if (/[\t\n\r]/.test(entry.name)) continue;
-        const normalized = entry.normalized ?? normalizeName(entry.name);
-        chunk += `${normalized}\t${entry.name === normalized ? '' : entry.name}\n`;
-        size++;
-      }
-      chunks.push(chunk);
-    }
-    return new NameList(`\n${chunks.join('')}`, size);
+    const builder = new ListBuilder();
+    for await (const batch of batches) builder.add(batch);
+    return builder.finish();
   }
 
-  private hitAt(lineStart: number, tab: number): NameHit {
-    const normalized = this.text.slice(lineStart, tab);
-    const display = this.text.slice(tab + 1, this.text.indexOf('\n', tab));
-    return { normalized, name: display || normalized };
+  /** @internal */
+  static of(text: string, displays: ReadonlyMap<string, string>, size: number): NameList {
+    return new NameList(text, displays, size);
   }
 
-  /**
-   * Names whose normalized form contains `query` (already normalized), skipping those in `exclude`.
-   */
+  private hit(normalized: string): NameHit {
+    return { normalized, name: this.displays.get(normalized) ?? normalized };
+  }
+
+  /** Names whose normalized form contains `query` (already normalized), skipping those in `exclude`. */
   search(query: string, offset: number, limit: number, exclude: ReadonlySet<string>): NameMatches {
     const hits: NameHit[] = [];
-    if (!query) return { total: 0, hits };
+    if (!query || query.includes('\n')) return { total: 0, hits };
     const { text } = this;
-    const exactAt = text.indexOf(`\n${query}\t`);
-    const exact = exactAt >= 0 && !exclude.has(query) ? exactAt + 1 : -1;
+    const exactAt = exclude.has(query) ? -1 : text.indexOf(`\n${query}\n`);
+    const exact = exactAt >= 0 ? exactAt + 1 : -1;
     let total = 0;
-    const take = () => total >= offset && hits.length < limit;
     if (exact >= 0) {
-      if (take()) hits.push(this.hitAt(exact, exact + query.length));
+      if (offset === 0 && limit > 0) hits.push(this.hit(query));
       total++;
     }
+    const checkExcluded = exclude.size > 0;
     let pos = 1;
     for (;;) {
       const at = text.indexOf(query, pos);
       if (at < 0) break;
-      const lineStart = text.lastIndexOf('\n', at) + 1;
-      const tab = text.indexOf('\t', lineStart);
-      pos = text.indexOf('\n', tab) + 1;
-      // A match in the display part only means the normalized part (earlier on the line) had none.
-      if (at + query.length > tab || lineStart === exact) continue;
-      if (exclude.size > 0 && exclude.has(text.slice(lineStart, tab))) continue;
-      if (take()) hits.push(this.hitAt(lineStart, tab));
+      const end = text.indexOf('\n', at);
+      pos = end + 1;
+      // The exact match's first occurrence is its line's start.
+      if (at === exact) continue;
+      const wanted = total >= offset && hits.length < limit;
+      if (checkExcluded || wanted) {
+        const name = text.slice(text.lastIndexOf('\n', at) + 1, end);
+        if (checkExcluded && exclude.has(name)) continue;
+        if (wanted) hits.push(this.hit(name));
+      }
       total++;
     }
     return { total, hits };
+  }
+}
+
+/** Collects names (each once) into a NameList. */
+class ListBuilder {
+  private readonly chunks: string[] = [];
+  private readonly displays = new Map<string, string>();
+  private readonly seen = new Set<string>();
+  private size = 0;
+
+  add(entries: Iterable<ProjectListEntry>): void {
+    let chunk = '';
+    for (const entry of entries) {
+      if (/[\n\r]/.test(entry.name)) continue;
+      const normalized = entry.normalized ?? normalizeName(entry.name);
+      if (this.seen.has(normalized)) continue;
+      this.seen.add(normalized);
+      if (entry.name !== normalized) this.displays.set(normalized, entry.name);
+      chunk += `${normalized}\n`;
+      this.size++;
+    }
+    this.chunks.push(chunk);
+  }
+
+  finish(): NameList {
+    return NameList.of(`\n${this.chunks.join('')}`, this.displays, this.size);
   }
 }
 

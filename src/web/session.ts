@@ -62,7 +62,12 @@ export class SessionSigner {
   issue(user: string): string | null {
     const record = this.users.getUser(user);
     if (!record) return null;
-    const payload: SessionPayload = { u: record.name, e: this.clock.now() + SESSION_LIFETIME_MS, n: randomBytes(16).toString('base64url'), f: fingerprint(record) };
+    const payload: SessionPayload = {
+      u: record.name,
+      e: this.clock.now() + SESSION_LIFETIME_MS,
+      n: randomBytes(16).toString('base64url'),
+      f: fingerprint(record),
+    };
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
     return `${body}.${this.mac('session', body)}`;
   }

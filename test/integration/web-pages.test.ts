@@ -9,7 +9,8 @@ import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
-const DESCRIPTION = '# Acme widgets\n\nSee <a href="javascript:alert(1)">this</a> <img src=x onerror="alert(2)"><script>alert(3)</script> and [docs](https://example.test/docs).';
+const DESCRIPTION =
+  '# Acme widgets\n\nSee <a href="javascript:alert(1)">this</a> <img src=x onerror="alert(2)"><script>alert(3)</script> and [docs](https://example.test/docs).';
 
 async function login(url: string, user: string, password: string): Promise<Response> {
   return fetch(`${url}/account/login/`, {
@@ -76,7 +77,10 @@ describe('web pages', () => {
     const res = await fetch(`${server.url}/simple/`, { headers: { Accept: 'application/vnd.pypi.simple.v1+json' } });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-security-policy'), null);
-    assert.deepEqual(((await res.json()) as { projects: { name: string }[] }).projects.map((p) => p.name), ['Acme.Widgets']);
+    assert.deepEqual(
+      ((await res.json()) as { projects: { name: string }[] }).projects.map((p) => p.name),
+      ['Acme.Widgets'],
+    );
     const upload = await fetch(`${server.url}/`, { method: 'POST', body: new FormData() });
     assert.equal(upload.status, 401);
   });
@@ -133,7 +137,11 @@ describe('web pages', () => {
       redirect: 'manual',
     });
     assert.equal(forgedNoToken.status, 403);
-    const forgedNoCookie = await fetch(`${server.url}/project/acme-widgets/1.0/yank`, { method: 'POST', body: new URLSearchParams({ csrf }), redirect: 'manual' });
+    const forgedNoCookie = await fetch(`${server.url}/project/acme-widgets/1.0/yank`, {
+      method: 'POST',
+      body: new URLSearchParams({ csrf }),
+      redirect: 'manual',
+    });
     assert.equal(forgedNoCookie.status, 403);
     assert.equal(((await (await fetch(`${server.url}/pypi/acme-widgets/1.0/json`)).json()) as { info: { yanked: boolean } }).info.yanked, false);
 
@@ -178,7 +186,12 @@ describe('web pages', () => {
     const cookie = cookieOf(await login(server.url, 'alice', 'alice-password'));
     const page = await (await fetch(`${server.url}/help/`, { headers: { Cookie: cookie } })).text();
     assert.ok(page.includes('Logged in as <strong>alice</strong>'));
-    const out = await fetch(`${server.url}/account/logout/`, { method: 'POST', headers: { Cookie: cookie }, body: new URLSearchParams({ csrf: formToken(page) }), redirect: 'manual' });
+    const out = await fetch(`${server.url}/account/logout/`, {
+      method: 'POST',
+      headers: { Cookie: cookie },
+      body: new URLSearchParams({ csrf: formToken(page) }),
+      redirect: 'manual',
+    });
     assert.equal(out.status, 303);
     assert.match(out.headers.get('set-cookie')!, /larder_session=; .*Max-Age=0/);
 

@@ -90,17 +90,23 @@ export function renderProject(view: ProjectView, viewer: Viewer): string {
   const { release } = view;
   const meta = release.metadata;
   const path = view.latest ? projectPath(view.name) : projectPath(view.name, release.version);
-  const yanked = release.yanked
-    ? `<p class="notice" role="note"><strong>Yanked:</strong> ${esc(release.yankedReason || 'no reason given')}</p>`
-    : '';
+  const yanked = release.yanked ? `<p class="notice" role="note"><strong>Yanked:</strong> ${esc(release.yankedReason || 'no reason given')}</p>` : '';
   const notice = view.notice ? `<p class="notice ok" role="status">${esc(view.notice)}</p>` : '';
-  const older = !view.latest && view.releases[0] && view.releases[0] !== release
-    ? `<p class="muted">Not the latest release: see <a href="${esc(projectPath(view.name))}">the latest</a>.</p>`
-    : '';
+  const older =
+    !view.latest && view.releases[0] && view.releases[0] !== release
+      ? `<p class="muted">Not the latest release: see <a href="${esc(projectPath(view.name))}">the latest</a>.</p>`
+      : '';
   const requiresPython = meta.requires_python ?? release.files.find((f) => f.requiresPython)?.requiresPython ?? null;
   const facts = [
     ['Version', `${esc(release.version)}${release.yanked ? ' <span class="badge yanked">yanked</span>' : ''}`],
-    ['Source', view.origin === 'private' ? '<span class="badge private">private</span> uploaded to this index' : view.origin === 'merged' ? 'private and upstream files' : 'upstream (cached by this index)'],
+    [
+      'Source',
+      view.origin === 'private'
+        ? '<span class="badge private">private</span> uploaded to this index'
+        : view.origin === 'merged'
+          ? 'private and upstream files'
+          : 'upstream (cached by this index)',
+    ],
     ['Requires Python', requiresPython ? `<code>${esc(requiresPython)}</code>` : '<span class="muted">any</span>'],
     ...(meta.license_expression || meta.license ? [['License', esc((meta.license_expression || meta.license)!.split('\n')[0]!.slice(0, 200))]] : []),
     ...(meta.author ? [['Author', esc(meta.author)]] : []),

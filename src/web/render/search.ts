@@ -23,10 +23,9 @@ export function renderSearch(query: string, normalized: string, pageNumber: numb
       .join('\n');
     const first = (pageNumber - 1) * PAGE_SIZE + 1;
     const last = first + result.hits.length - 1;
-    const pager = [
-      pageNumber > 1 ? link(pageNumber - 1, '← Previous', 'prev') : '',
-      pageNumber < pages ? link(pageNumber + 1, 'Next →', 'next') : '',
-    ].join(' ');
+    const pager = [pageNumber > 1 ? link(pageNumber - 1, '← Previous', 'prev') : '', pageNumber < pages ? link(pageNumber + 1, 'Next →', 'next') : ''].join(
+      ' ',
+    );
     body = `<p role="status">${result.total.toLocaleString('en')} ${result.total === 1 ? 'project matches' : 'projects match'} <strong>${esc(normalized)}</strong>${
       result.hits.length ? `; showing ${first.toLocaleString('en')}–${last.toLocaleString('en')} (page ${pageNumber} of ${pages.toLocaleString('en')})` : ''
     }.</p>
