@@ -44,9 +44,9 @@ dl.facts dd{margin:0;word-break:break-word}
 pre,code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.875rem}
 pre{background:var(--panel);border:1px solid var(--line);border-radius:4px;padding:.6rem .8rem;overflow-x:auto}
 .copyable{display:flex;gap:.4rem;align-items:stretch}
-.copyable pre{flex:1;margin:0}
+.copyable pre{flex:1;min-width:0;margin:0}
 .layout{display:grid;grid-template-columns:minmax(0,1fr) 16rem;gap:1.5rem}
-@media (max-width:48rem){.layout{grid-template-columns:1fr}}
+@media (max-width:48rem){.layout{grid-template-columns:minmax(0,1fr)}}
 ul.plain{list-style:none;padding:0;margin:0}
 ul.results li{padding:.6rem 0;border-bottom:1px solid var(--line)}
 ul.versions li{padding:.2rem 0}
