@@ -38,7 +38,7 @@ export function registerPageRoutes(router: Router, web: WebContext): void {
     const summary = {
       privateProjects: http.meta.projectCount(),
       privateFiles: privateFileTotals(http.meta),
-      cachedProjects: upstream ? web.deps.documents.pageCount() : 0,
+      cachedProjects: upstream ? web.search.cachedProjects() : 0,
       upstream,
       offline: config.offline,
       upstreamList: list ? { fetchedAt: list.fetchedAt, count: list.count } : null,

@@ -48,6 +48,11 @@ export class ProjectSearch {
     private readonly clock: Clock,
   ) {}
 
+  /** How many upstream projects have a cached page (as of the last rebuild of their list). */
+  cachedProjects(): number {
+    return this.cachedList().size;
+  }
+
   private cachedList(): NameList {
     const now = this.clock.now();
     const key = String(this.sources.cachedCount());

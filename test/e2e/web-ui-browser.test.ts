@@ -38,6 +38,30 @@ const HOSTILE = [
   '```',
 ].join('\n');
 
+/** A well-behaved project, for the screenshot the README shows. */
+const FRIENDLY = [
+  '# Acme Tools',
+  '',
+  'Small, dependable helpers for **Acme** services: retries, settings and structured logs.',
+  '',
+  '## Install',
+  '',
+  '```sh',
+  'pip install acme-tools',
+  '```',
+  '',
+  '## Use',
+  '',
+  '```python',
+  'from acme_tools import retry',
+  '',
+  '@retry(times=3)',
+  'def fetch(): ...',
+  '```',
+  '',
+  'See the [changelog](https://example.test/acme-tools/changes) for what is new.',
+].join('\n');
+
 async function chromiumPresent(): Promise<boolean> {
   return access(CHROMIUM).then(
     () => true,
@@ -85,6 +109,37 @@ describe('web UI in chromium', () => {
       });
       assert.equal(res.status, 200, await res.text());
     }
+    for (const version of ['2.3.1', '2.4.0']) {
+      for (const wheel of [
+        await buildWheel(dir, { name: 'Acme.Tools', version, requiresPython: '>=3.10', summary: 'Retries, settings and logs for Acme services' }),
+        await buildWheel(dir, {
+          name: 'Acme.Tools',
+          version,
+          requiresPython: '>=3.10',
+          summary: 'Retries, settings and logs for Acme services',
+          pythonTag: 'py3',
+          platformTag: 'manylinux_2_28_x86_64',
+          abiTag: 'none',
+        }),
+      ]) {
+        const res = await fetch(`${server.url}/legacy/`, {
+          method: 'POST',
+          headers: { Authorization: auth },
+          body: await uploadForm(wheel, {
+            description: FRIENDLY,
+            description_content_type: 'text/markdown',
+            project_urls: [
+              'Documentation, https://example.test/acme-tools/docs',
+              'Source, https://example.test/acme-tools/src',
+              'Changelog, https://example.test/acme-tools/changes',
+            ],
+            license_expression: 'Apache-2.0',
+            author: 'Acme Platform Team',
+          }),
+        });
+        assert.equal(res.status, 200, await res.text());
+      }
+    }
     if (await chromiumPresent()) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   });
   after(async () => {
@@ -113,11 +168,11 @@ describe('web UI in chromium', () => {
     await page.getByRole('searchbox', { name: 'Search projects' }).first().fill('widg');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/search\/\?q=widg/);
-    assert.match(await page.getByRole('status').innerText(), /1 project matches widg/);
+    assert.match(String(await page.getByRole('status').textContent()), /1 project matches widg/);
     await page.getByRole('link', { name: 'Acme.Widgets' }).click();
     await page.waitForURL(`${server.url}/project/acme-widgets/`);
-    assert.equal(await page.getByRole('heading', { level: 1 }).first().innerText(), 'Acme.Widgets 1.1');
-    assert.equal(await page.locator('.description h1').innerText(), 'Acme widgets');
+    assert.equal(String(await page.getByRole('heading', { level: 1 }).first().textContent()), 'Acme.Widgets 1.1');
+    assert.equal(String(await page.locator('.description h1').textContent()), 'Acme widgets');
     await page.waitForLoadState('load');
     assert.equal(await xssState(page), null, 'no probe ran on load');
     assert.equal(await page.locator('.description script, .description iframe, .description svg, .description [onerror]').count(), 0);
@@ -127,11 +182,13 @@ describe('web UI in chromium', () => {
     assert.equal(await xssState(page), null, 'clicking the link ran nothing');
     assert.equal(await page.getByRole('link', { name: 'Documentation' }).getAttribute('rel'), 'nofollow noopener noreferrer');
     assert.deepEqual(errors, []);
-    await page.screenshot({ path: join(ARTIFACTS, 'project-page.png'), fullPage: false });
+    await page.screenshot({ path: join(ARTIFACTS, 'xss-probes.png'), fullPage: true });
     await page.getByRole('link', { name: '1.0', exact: true }).click();
     await page.waitForURL(`${server.url}/project/acme-widgets/1.0/`);
-    assert.match(await page.locator('.copyable pre').first().innerText(), /pip install --index-url .* Acme\.Widgets==1\.0/);
+    assert.match(String(await page.locator('.copyable pre').first().textContent()), /pip install --index-url .* Acme\.Widgets==1\.0/);
     assert.equal((await page.getByRole('button', { name: /^Copy/ }).count()) > 0, true, 'the script adds copy buttons');
+    await page.goto(`${server.url}/project/acme-tools/`);
+    await page.screenshot({ path: join(ARTIFACTS, 'project-page.png'), fullPage: true });
     await context.close();
   });
 
@@ -147,7 +204,7 @@ describe('web UI in chromium', () => {
     await page.getByLabel('Password').fill('alice-password');
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(`${server.url}/project/acme-widgets/1.0/`);
-    assert.match(await page.locator('.viewer').innerText(), /Logged in as alice/);
+    assert.match(String(await page.locator('.viewer').textContent()), /Logged in as alice/);
     const cookies = await context.cookies();
     const session = cookies.find((c) => c.name === 'larder_session');
     assert.ok(session?.httpOnly && session.sameSite === 'Strict');
@@ -156,7 +213,7 @@ describe('web UI in chromium', () => {
     await page.getByLabel('Reason (shown to pip users)').fill('broken build');
     await page.getByRole('button', { name: 'Yank 1.0' }).click();
     await page.getByText('The release was yanked.').waitFor();
-    assert.match(await page.locator('.notice[role="note"]').innerText(), /Yanked: broken build/);
+    assert.match(String(await page.locator('.notice[role="note"]').textContent()), /Yanked: broken build/);
     const json = (await (await fetch(`${server.url}/pypi/acme-widgets/1.0/json`)).json()) as { info: { yanked: boolean; yanked_reason: string } };
     assert.deepEqual([json.info.yanked, json.info.yanked_reason], [true, 'broken build']);
     await page.screenshot({ path: join(ARTIFACTS, 'yanked.png') });
@@ -213,7 +270,7 @@ describe('web UI in chromium', () => {
     await page.getByRole('link', { name: 'Acme.Widgets' }).click();
     await page.waitForURL(`${server.url}/project/acme-widgets/`);
     assert.equal(await page.getByRole('button', { name: /^Copy/ }).count(), 0, 'no copy buttons without the script');
-    assert.match(await page.locator('.copyable pre').first().innerText(), /pip install/);
+    assert.match(String(await page.locator('.copyable pre').first().textContent()), /pip install/);
     await page.getByRole('link', { name: 'Log in' }).click();
     await page.getByLabel('User name').fill('alice');
     await page.getByLabel('Password').fill('alice-password');

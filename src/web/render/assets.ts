@@ -56,6 +56,9 @@ th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);ve
 td.hash{font-family:ui-monospace,monospace;font-size:.75rem;word-break:break-all;min-width:12rem}
 .description{border-top:1px solid var(--line);margin-top:1rem;overflow-wrap:anywhere}
 .description img{max-width:100%}
+.description h1{font-size:1.5rem}
+.description h2{font-size:1.2rem}
+.description h3{font-size:1.05rem}
 .description pre.description-text{white-space:pre-wrap}
 .pager{display:flex;gap:1rem;margin:1rem 0}
 label{display:block;font-weight:600;margin:.6rem 0 .2rem}
