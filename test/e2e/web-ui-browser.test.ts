@@ -186,7 +186,10 @@ describe('web UI in chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'xss-probes.png'), fullPage: true });
     await page.getByRole('link', { name: '1.0', exact: true }).click();
     await page.waitForURL(`${server.url}/project/acme-widgets/1.0/`);
-    assert.match(String(await page.locator('.copyable pre').first().textContent()), /^pip install --index-url http:\/\/larder\.example:3142\/simple\/ --trusted-host larder\.example Acme\.Widgets==1\.0$/);
+    assert.match(
+      String(await page.locator('.copyable pre').first().textContent()),
+      /^pip install --index-url http:\/\/larder\.example:3142\/simple\/ --trusted-host larder\.example Acme\.Widgets==1\.0$/,
+    );
     assert.equal((await page.getByRole('button', { name: /^Copy/ }).count()) > 0, true, 'the script adds copy buttons');
     await page.goto(`${server.url}/project/acme-tools/`);
     await page.screenshot({ path: join(ARTIFACTS, 'project-page.png'), fullPage: true });

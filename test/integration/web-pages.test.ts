@@ -111,6 +111,19 @@ describe('web pages', () => {
     assert.ok(!html.includes('Manage this release'), 'no owner controls for anonymous viewers');
   });
 
+  test('a page takes < 50 ms inside the server (Server-Timing, median of 7)', async () => {
+    const times: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      for (const path of ['/project/acme-widgets/', '/search/?q=acme', '/']) {
+        const res = await fetch(`${server.url}${path}`);
+        await res.arrayBuffer();
+        if (path === '/project/acme-widgets/') times.push(Number(/dur=([\d.]+)/.exec(res.headers.get('server-timing')!)![1]));
+      }
+    }
+    times.sort((a, b) => a - b);
+    assert.ok(times[3]! < 50, `median ${times[3]} ms`);
+  });
+
   test('an unknown project or version is a 404 page', async () => {
     assert.equal((await fetch(`${server.url}/project/nope/`)).status, 404);
     assert.equal((await fetch(`${server.url}/project/acme-widgets/9.9/`)).status, 404);
@@ -201,6 +214,25 @@ describe('web pages', () => {
     assert.ok(!expired.includes('Logged in as'));
     const tampered = await (await fetch(`${server.url}/help/`, { headers: { Cookie: `${later}x` } })).text();
     assert.ok(!tampered.includes('Logged in as'));
+  });
+});
+
+describe('web login limits', () => {
+  let server: TestLarder;
+
+  before(async () => {
+    server = await startLarder({ loginFailureLimit: 2 });
+    await server.addUser('alice', 'alice-password');
+  });
+  after(() => server.close());
+
+  test('too many failed logins: the form says so with 429 and Retry-After, even for the right password', async () => {
+    for (let i = 0; i < 2; i++) assert.equal((await login(server.url, 'alice', 'wrong')).status, 403);
+    const res = await login(server.url, 'alice', 'alice-password');
+    assert.equal(res.status, 429);
+    assert.ok(Number(res.headers.get('retry-after')) > 0);
+    assert.equal(res.headers.get('set-cookie'), null);
+    assert.match(await res.text(), /<p class="notice" role="alert">[^<]*[Tt]oo many/);
   });
 });
 
