@@ -19,7 +19,7 @@ export interface NameMatches {
 }
 
 export class NameList {
-  private constructor(
+  constructor(
     /** `\n` + one normalized name and `\n` per project. */
     private readonly text: string,
     private readonly displays: ReadonlyMap<string, string>,
@@ -36,11 +36,6 @@ export class NameList {
     const builder = new ListBuilder();
     for await (const batch of batches) builder.add(batch);
     return builder.finish();
-  }
-
-  /** @internal */
-  static of(text: string, displays: ReadonlyMap<string, string>, size: number): NameList {
-    return new NameList(text, displays, size);
   }
 
   private hit(normalized: string): NameHit {
@@ -102,7 +97,7 @@ class ListBuilder {
   }
 
   finish(): NameList {
-    return NameList.of(`\n${this.chunks.join('')}`, this.displays, this.size);
+    return new NameList(`\n${this.chunks.join('')}`, this.displays, this.size);
   }
 }
 

@@ -4,7 +4,7 @@
  * (a login form rather than a bare 401); every other path goes on to the index API unchanged.
  */
 import Router from '@koa/router';
-import type { Context, Middleware, Next } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { ProjectAdmin } from '../index/project-admin.js';
 import type { IndexSource } from '../index/source.js';
 import type { HttpDeps } from '../http/deps.js';
@@ -78,6 +78,11 @@ export function createWebUi(deps: WebDeps): Middleware {
   };
 
   const router = new Router({ strict: true });
+  // Runs only for the paths below (the router passes every other request on untouched).
+  router.use((ctx, next) => {
+    ctx.state.webStarted = performance.now();
+    return next();
+  });
   const asset = (type: string, body: string) => (ctx: Context) => {
     ctx.type = type;
     ctx.set('Cache-Control', ctx.query.v ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
@@ -88,9 +93,5 @@ export function createWebUi(deps: WebDeps): Middleware {
   router.get('/static/larder.js', asset('text/javascript; charset=utf-8', SCRIPT));
   registerPageRoutes(router, web);
   registerAccountRoutes(router, web);
-  const routes = router.routes();
-  return function webPages(ctx: Context, next: Next) {
-    ctx.state.webStarted = performance.now();
-    return routes(ctx as never, next);
-  };
+  return router.routes() as Middleware;
 }
