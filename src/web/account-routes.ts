@@ -65,7 +65,7 @@ export function registerAccountRoutes(router: Router, web: WebContext): void {
   };
 
   router.post('/account/logout/', formBody, async (ctx) => {
-    await checkedSession(ctx);
+    web.signer.end(await checkedSession(ctx));
     ctx.append('Set-Cookie', sessionCookie('', 0, secure(ctx)));
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 303;

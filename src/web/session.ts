@@ -6,6 +6,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
+import { LRUCache } from 'lru-cache';
 import { join } from 'node:path';
 import type { Identity } from '../auth/authenticator.js';
 import type { Clock } from '../base/clock.js';
@@ -48,6 +49,9 @@ function fingerprint(user: UserRecord): string {
 }
 
 export class SessionSigner {
+  /** Sessions logged out before their end (their random ids), the most recent 100,000. */
+  private readonly ended = new LRUCache<string, true>({ max: 100_000 });
+
   constructor(
     private readonly key: Buffer,
     private readonly users: Pick<IndexReads, 'getUser'>,
@@ -85,10 +89,15 @@ export class SessionSigner {
     } catch {
       return null;
     }
-    if (typeof payload.e !== 'number' || payload.e <= this.clock.now()) return null;
+    if (typeof payload.e !== 'number' || payload.e <= this.clock.now() || this.ended.has(String(payload.n))) return null;
     const record = typeof payload.u === 'string' ? this.users.getUser(payload.u) : undefined;
     if (!record || fingerprint(record) !== payload.f) return null;
     return { identity: { user: record.name, admin: record.admin, tokenProjects: null, viaToken: false }, nonce: String(payload.n) };
+  }
+
+  /** Logs a session out: its cookie is refused from now on, even if someone kept a copy (in this process). */
+  end(session: WebSession): void {
+    if (session.nonce) this.ended.set(session.nonce, true);
   }
 
   /** The token every form of this session carries. */

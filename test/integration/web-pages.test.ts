@@ -207,6 +207,8 @@ describe('web pages', () => {
     });
     assert.equal(out.status, 303);
     assert.match(out.headers.get('set-cookie')!, /larder_session=; .*Max-Age=0/);
+    const replayed = await (await fetch(`${server.url}/help/`, { headers: { Cookie: cookie } })).text();
+    assert.ok(!replayed.includes('Logged in as'), 'a copy of the logged-out cookie is refused');
 
     const later = cookieOf(await login(server.url, 'alice', 'alice-password'));
     clock.advance(13 * 60 * 60_000);
