@@ -26,14 +26,16 @@ export class NameList {
     readonly size: number,
   ) {}
 
+  /** A list of names that may repeat (each is kept once). */
   static from(entries: Iterable<ProjectListEntry>): NameList {
-    const builder = new ListBuilder();
+    const builder = new ListBuilder(new Set());
     builder.add(entries);
     return builder.finish();
   }
 
+  /** A list whose names are known to be distinct (the upstream's project list), read batch by batch. */
   static async fromBatches(batches: AsyncIterable<readonly ProjectListEntry[]>): Promise<NameList> {
-    const builder = new ListBuilder();
+    const builder = new ListBuilder(null);
     for await (const batch of batches) builder.add(batch);
     return builder.finish();
   }
@@ -75,20 +77,23 @@ export class NameList {
   }
 }
 
-/** Collects names (each once) into a NameList. */
+/** Collects names into a NameList; with `seen`, each name once. */
 class ListBuilder {
   private readonly chunks: string[] = [];
   private readonly displays = new Map<string, string>();
-  private readonly seen = new Set<string>();
   private size = 0;
+
+  constructor(private readonly seen: Set<string> | null) {}
 
   add(entries: Iterable<ProjectListEntry>): void {
     let chunk = '';
     for (const entry of entries) {
       if (/[\n\r]/.test(entry.name)) continue;
       const normalized = entry.normalized ?? normalizeName(entry.name);
-      if (this.seen.has(normalized)) continue;
-      this.seen.add(normalized);
+      if (this.seen) {
+        if (this.seen.has(normalized)) continue;
+        this.seen.add(normalized);
+      }
       if (entry.name !== normalized) this.displays.set(normalized, entry.name);
       chunk += `${normalized}\n`;
       this.size++;

@@ -48,6 +48,11 @@ export class ProjectSearch {
     private readonly clock: Clock,
   ) {}
 
+  /** Starts building the upstream list's search structure, if it is stale, without waiting for it. */
+  warm(): void {
+    this.upstreamList().catch(() => {});
+  }
+
   /** How many upstream projects have a cached page (as of the last rebuild of their list). */
   cachedProjects(): number {
     return this.cachedList().size;
@@ -88,7 +93,8 @@ export class ProjectSearch {
     const groups: [ProjectKind, NameList | null][] = [
       ['private', NameList.from(privateProjects)],
       ['cached', this.cachedList()],
-      ['upstream', await this.upstreamList()],
+      // A list that cannot be read leaves the search to the private and cached projects.
+      ['upstream', await this.upstreamList().catch(() => null)],
     ];
     // Each project is listed once, in the first group that has it.
     const listed = new Set<string>();
