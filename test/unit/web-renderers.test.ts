@@ -131,5 +131,7 @@ describe('web page renderers', () => {
     assert.ok(html.includes('<dt>Cached upstream projects</dt><dd>7</dd>'));
     assert.ok(html.includes('offline</span>'));
     assert.ok(html.includes('project list of 600,000 names stored'));
+    for (const tool of ['pip', 'pip.conf', 'uv', 'poetry', 'pdm', 'twine and flit (.pypirc)']) assert.ok(html.includes(`<h3>${tool} `), tool);
+    assert.ok(html.includes('repository = http://h:3142/legacy/'));
   });
 });

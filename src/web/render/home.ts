@@ -1,7 +1,7 @@
 /** `/`: what this index is, the search box, and how to use it. */
 import { formatBytes } from '../../base/units.js';
 import { copyBlock, esc, page, timeElement, type Viewer } from './layout.js';
-import { installSnippets, type SnippetTarget } from './snippets.js';
+import { installSnippets, publishSnippets, type SnippetTarget } from './snippets.js';
 
 export interface IndexSummary {
   privateProjects: number;
@@ -26,7 +26,8 @@ function upstreamState(summary: IndexSummary): string {
 }
 
 export function renderHome(summary: IndexSummary, target: SnippetTarget, viewer: Viewer): string {
-  const snippets = installSnippets(target)
+  const pypirc = publishSnippets(target).filter((s) => s.id === 'pypirc');
+  const snippets = [...installSnippets(target), ...pypirc]
     .map((s) => `<h3>${esc(s.title)} <span class="muted">(${esc(s.where)})</span></h3>\n${copyBlock(s.title, s.text)}`)
     .join('\n');
   const main = `<h1>larder package index</h1>
