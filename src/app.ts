@@ -45,6 +45,8 @@ import { Policy, type PolicyRules } from './policy/policy.js';
 import { PolicySource } from './policy/policy-source.js';
 import { namePattern } from './policy/requirements.js';
 import { createLogger } from './logger.js';
+import { loadSessionKey } from './web/session.js';
+import { createWebUi } from './web/web-ui.js';
 import { StorageReporter } from './metrics/storage-reporter.js';
 import { Metrics } from './metrics/metrics.js';
 import type { BlobStore } from './store/blob-store.js';
@@ -163,7 +165,9 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   registerFileRoutes(router, deps, parts.smallBodies, parts.files);
   registerStatsRoutes(router, deps);
   registerUploadRoutes(router, deps);
-  registerAdminRoutes(router, deps, new ProjectAdmin(meta));
+  const admin = new ProjectAdmin(meta);
+  registerAdminRoutes(router, deps, admin);
+  const webUi = createWebUi({ http: deps, admin, documents: stores.documents, upstream: upstreamSource, sessionKey: await loadSessionKey(config.data) });
 
   koa.on('error', (err: NodeJS.ErrnoException) => {
     // A client that goes away mid-response is routine, not a server error.
@@ -172,6 +176,8 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   });
   koa.use(requestLog(parts.record));
   koa.use(errorMiddleware(logger, storage));
+  // The web pages ask for a login themselves (a form, not a bare 401); other paths pass through.
+  koa.use(webUi);
   if (config.readAuth) koa.use(readAuthMiddleware(deps.authenticator));
   koa.use(router.routes());
   koa.use(router.allowedMethods());

@@ -28,6 +28,7 @@ export const ERROR_CATALOGUE = {
   not_owner: { status: 403, meaning: "A maintainer tried what only the project's owners (and administrators) may do." },
   not_admin: { status: 403, meaning: 'Only an administrator may do this (allow a name that exists upstream).' },
   metrics_token: { status: 401, meaning: '/metrics needs the bearer token set in LARDER_METRICS_TOKEN.' },
+  invalid_form_token: { status: 403, meaning: "A web form was posted without this session's form token (a forged or stale form); reload the page." },
 
   // Upload transport (the multipart body)
   missing_content_type: { status: 400, meaning: 'An upload came without a Content-Type header.' },

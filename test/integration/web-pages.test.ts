@@ -1,0 +1,263 @@
+/** The web pages over HTTP with a real server: rendering, sessions, form tokens, yanking, read auth. */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { buildWheel } from '../fixtures/dists.js';
+import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { uploadForm } from '../helpers/upload-form.js';
+
+const DESCRIPTION =
+  '# Acme widgets\n\nSee <a href="javascript:alert(1)">this</a> <img src=x onerror="alert(2)"><script>alert(3)</script> and [docs](https://example.test/docs).';
+
+async function login(url: string, user: string, password: string): Promise<Response> {
+  return fetch(`${url}/account/login/`, {
+    method: 'POST',
+    body: new URLSearchParams({ username: user, password, next: '/project/acme-widgets/' }),
+    redirect: 'manual',
+  });
+}
+
+function cookieOf(res: Response): string {
+  const set = res.headers.get('set-cookie') ?? '';
+  return set.split(';')[0]!;
+}
+
+function formToken(html: string): string {
+  const m = /name="csrf" value="([^"]+)"/.exec(html);
+  assert.ok(m, 'the page has a form token');
+  return m[1]!;
+}
+
+describe('web pages', () => {
+  let server: TestLarder;
+  let dir: string;
+  const clock = new ManualClock(Date.UTC(2026, 10, 25, 12, 0, 0));
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'larder-web-'));
+    server = await startLarder({}, undefined, { clock });
+    await server.addUser('alice', 'alice-password');
+    await server.addUser('bob', 'bob-password');
+    const auth = basicAuth('alice', 'alice-password');
+    for (const version of ['1.0', '1.1']) {
+      const wheel = await buildWheel(dir, { name: 'Acme.Widgets', version, requiresPython: '>=3.9' });
+      const res = await fetch(`${server.url}/legacy/`, {
+        method: 'POST',
+        headers: { Authorization: auth },
+        body: await uploadForm(wheel, {
+          description: DESCRIPTION,
+          description_content_type: 'text/markdown',
+          project_urls: ['Source, https://example.test/src', 'Bad, javascript:alert(4)'],
+        }),
+      });
+      assert.equal(res.status, 200, await res.text());
+    }
+  });
+  after(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('/ says what the index is and gives set-up snippets with its own URL', async () => {
+    const res = await fetch(`${server.url}/`, { headers: { Accept: 'text/html' } });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type')!, /^text\/html/);
+    assert.match(res.headers.get('content-security-policy')!, /script-src 'self'/);
+    const html = await res.text();
+    assert.match(html, /Private projects<\/dt><dd>1 /);
+    assert.ok(html.includes(`pip install --index-url ${server.url}/simple/ --trusted-host 127.0.0.1 PROJECT`));
+    assert.ok(html.includes(`url = &quot;${server.url}/simple/&quot;`), 'uv snippet');
+    assert.match(html, /<main id="content"/);
+  });
+
+  test('the upload route and the simple index are unchanged', async () => {
+    const res = await fetch(`${server.url}/simple/`, { headers: { Accept: 'application/vnd.pypi.simple.v1+json' } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-security-policy'), null);
+    assert.deepEqual(
+      ((await res.json()) as { projects: { name: string }[] }).projects.map((p) => p.name),
+      ['Acme.Widgets'],
+    );
+    const upload = await fetch(`${server.url}/`, { method: 'POST', body: new FormData() });
+    assert.equal(upload.status, 401);
+  });
+
+  test('search finds private projects by part of the normalized name', async () => {
+    const html = await (await fetch(`${server.url}/search/?q=Widg`)).text();
+    assert.match(html, /1 project matches <strong>widg<\/strong>/);
+    assert.ok(html.includes('href="/project/acme-widgets/"'));
+    const none = await (await fetch(`${server.url}/search/?q=nothing-here`)).text();
+    assert.match(none, /No project name contains/);
+  });
+
+  test('the project page shows the release, files, sanitized description and links', async () => {
+    const res = await fetch(`${server.url}/project/Acme.Widgets/`, { redirect: 'manual' });
+    assert.equal(res.status, 301);
+    assert.equal(res.headers.get('location'), '/project/acme-widgets/');
+    const page = await fetch(`${server.url}/project/acme-widgets/`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('server-timing')!, /app;dur=/);
+    const html = await page.text();
+    assert.match(html, /<h1>Acme\.Widgets 1\.1<\/h1>/);
+    assert.ok(html.includes('acme_widgets-1.1-py3-none-any.whl'));
+    assert.ok(html.includes('<code>&gt;=3.9</code>'));
+    assert.ok(html.includes('<h1>Acme widgets</h1>'), 'Markdown rendered');
+    assert.ok(!/<script>alert|onerror|javascript:/i.test(html), 'no script, handler or javascript: link');
+    assert.ok(html.includes('<a href="https://example.test/src" rel="nofollow noopener noreferrer">Source</a>'));
+    assert.ok(html.includes(`pip install --index-url ${server.url}/simple/ --trusted-host 127.0.0.1 Acme.Widgets`));
+    assert.ok(!html.includes('Manage this release'), 'no owner controls for anonymous viewers');
+  });
+
+  test('a page takes < 50 ms inside the server (Server-Timing, median of 7)', async () => {
+    const times: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      for (const path of ['/project/acme-widgets/', '/search/?q=acme', '/']) {
+        const res = await fetch(`${server.url}${path}`);
+        await res.arrayBuffer();
+        if (path === '/project/acme-widgets/') times.push(Number(/dur=([\d.]+)/.exec(res.headers.get('server-timing')!)![1]));
+      }
+    }
+    times.sort((a, b) => a - b);
+    assert.ok(times[3]! < 50, `median ${times[3]} ms`);
+  });
+
+  test('an unknown project or version is a 404 page', async () => {
+    assert.equal((await fetch(`${server.url}/project/nope/`)).status, 404);
+    assert.equal((await fetch(`${server.url}/project/acme-widgets/9.9/`)).status, 404);
+    assert.equal((await fetch(`${server.url}/project/acme-widgets/1.0.0/`, { redirect: 'manual' })).headers.get('location'), '/project/acme-widgets/1.0/');
+  });
+
+  test('an owner logs in, yanks with a reason and unyanks; a forged POST gets 403', async () => {
+    const wrong = await login(server.url, 'alice', 'nope');
+    assert.equal(wrong.status, 403);
+    assert.match(await wrong.text(), /Wrong user name or password/);
+    const res = await login(server.url, 'alice', 'alice-password');
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get('location'), '/project/acme-widgets/');
+    assert.match(res.headers.get('set-cookie')!, /HttpOnly; SameSite=Strict/);
+    const cookie = cookieOf(res);
+    const page = await (await fetch(`${server.url}/project/acme-widgets/1.0/`, { headers: { Cookie: cookie } })).text();
+    assert.ok(page.includes('Manage this release'));
+    const csrf = formToken(page);
+
+    const forgedNoToken = await fetch(`${server.url}/project/acme-widgets/1.0/yank`, {
+      method: 'POST',
+      headers: { Cookie: cookie },
+      body: new URLSearchParams({ reason: 'forged' }),
+      redirect: 'manual',
+    });
+    assert.equal(forgedNoToken.status, 403);
+    const forgedNoCookie = await fetch(`${server.url}/project/acme-widgets/1.0/yank`, {
+      method: 'POST',
+      body: new URLSearchParams({ csrf }),
+      redirect: 'manual',
+    });
+    assert.equal(forgedNoCookie.status, 403);
+    assert.equal(((await (await fetch(`${server.url}/pypi/acme-widgets/1.0/json`)).json()) as { info: { yanked: boolean } }).info.yanked, false);
+
+    const yank = await fetch(`${server.url}/project/acme-widgets/1.0/yank`, {
+      method: 'POST',
+      headers: { Cookie: cookie },
+      body: new URLSearchParams({ csrf, reason: 'broken build' }),
+      redirect: 'manual',
+    });
+    assert.equal(yank.status, 303);
+    const json = (await (await fetch(`${server.url}/pypi/acme-widgets/1.0/json`)).json()) as { info: { yanked: boolean; yanked_reason: string } };
+    assert.deepEqual([json.info.yanked, json.info.yanked_reason], [true, 'broken build']);
+    const yankedPage = await (await fetch(`${server.url}${yank.headers.get('location')}`, { headers: { Cookie: cookie } })).text();
+    assert.match(yankedPage, /<strong>Yanked:<\/strong> broken build/);
+    assert.match(yankedPage, /The release was yanked/);
+
+    const unyank = await fetch(`${server.url}/project/acme-widgets/1.0/unyank`, {
+      method: 'POST',
+      headers: { Cookie: cookie },
+      body: new URLSearchParams({ csrf }),
+      redirect: 'manual',
+    });
+    assert.equal(unyank.status, 303);
+    assert.equal(((await (await fetch(`${server.url}/pypi/acme-widgets/1.0/json`)).json()) as { info: { yanked: boolean } }).info.yanked, false);
+  });
+
+  test('another user sees no controls and may not yank', async () => {
+    const cookie = cookieOf(await login(server.url, 'bob', 'bob-password'));
+    const page = await (await fetch(`${server.url}/project/acme-widgets/1.0/`, { headers: { Cookie: cookie } })).text();
+    assert.ok(page.includes('Logged in as <strong>bob</strong>'));
+    assert.ok(!page.includes('Manage this release'));
+    const res = await fetch(`${server.url}/project/acme-widgets/1.0/yank`, {
+      method: 'POST',
+      headers: { Cookie: cookie },
+      body: new URLSearchParams({ csrf: formToken(page) }),
+      redirect: 'manual',
+    });
+    assert.equal(res.status, 403);
+  });
+
+  test('a session ends after its lifetime and on log-out', async () => {
+    const cookie = cookieOf(await login(server.url, 'alice', 'alice-password'));
+    const page = await (await fetch(`${server.url}/help/`, { headers: { Cookie: cookie } })).text();
+    assert.ok(page.includes('Logged in as <strong>alice</strong>'));
+    const out = await fetch(`${server.url}/account/logout/`, {
+      method: 'POST',
+      headers: { Cookie: cookie },
+      body: new URLSearchParams({ csrf: formToken(page) }),
+      redirect: 'manual',
+    });
+    assert.equal(out.status, 303);
+    assert.match(out.headers.get('set-cookie')!, /larder_session=; .*Max-Age=0/);
+    const replayed = await (await fetch(`${server.url}/help/`, { headers: { Cookie: cookie } })).text();
+    assert.ok(!replayed.includes('Logged in as'), 'a copy of the logged-out cookie is refused');
+
+    const later = cookieOf(await login(server.url, 'alice', 'alice-password'));
+    clock.advance(13 * 60 * 60_000);
+    const expired = await (await fetch(`${server.url}/help/`, { headers: { Cookie: later } })).text();
+    assert.ok(!expired.includes('Logged in as'));
+    const tampered = await (await fetch(`${server.url}/help/`, { headers: { Cookie: `${later}x` } })).text();
+    assert.ok(!tampered.includes('Logged in as'));
+  });
+});
+
+describe('web login limits', () => {
+  let server: TestLarder;
+
+  before(async () => {
+    server = await startLarder({ loginFailureLimit: 2 });
+    await server.addUser('alice', 'alice-password');
+  });
+  after(() => server.close());
+
+  test('too many failed logins: the form says so with 429 and Retry-After, even for the right password', async () => {
+    for (let i = 0; i < 2; i++) assert.equal((await login(server.url, 'alice', 'wrong')).status, 403);
+    const res = await login(server.url, 'alice', 'alice-password');
+    assert.equal(res.status, 429);
+    assert.ok(Number(res.headers.get('retry-after')) > 0);
+    assert.equal(res.headers.get('set-cookie'), null);
+    assert.match(await res.text(), /<p class="notice" role="alert">[^<]*[Tt]oo many/);
+  });
+});
+
+describe('web pages with LARDER_READ_AUTH=true', () => {
+  let server: TestLarder;
+
+  before(async () => {
+    server = await startLarder({ readAuth: true });
+    await server.addUser('alice', 'alice-password');
+  });
+  after(() => server.close());
+
+  test('every page sends nobody to the login form; a session or HTTP Basic opens them', async () => {
+    for (const path of ['/', '/search/?q=a', '/help/', '/project/acme-widgets/']) {
+      const res = await fetch(`${server.url}${path}`, { redirect: 'manual' });
+      assert.equal(res.status, 303, path);
+      assert.equal(res.headers.get('location'), `/account/login/?next=${encodeURIComponent(path)}`);
+    }
+    assert.equal((await fetch(`${server.url}/account/login/`)).status, 200);
+    assert.equal((await fetch(`${server.url}/static/larder.css`)).status, 200);
+    assert.equal((await fetch(`${server.url}/simple/`)).status, 401, 'the index API keeps its 401');
+    const res = await login(server.url, 'alice', 'alice-password');
+    assert.equal((await fetch(`${server.url}/`, { headers: { Cookie: cookieOf(res) } })).status, 200);
+    assert.equal((await fetch(`${server.url}/`, { headers: { Authorization: basicAuth('alice', 'alice-password') } })).status, 200);
+  });
+});
