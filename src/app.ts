@@ -146,7 +146,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
     logger,
     metrics,
     rendered: new RenderedCache(config.memoryCacheSize),
-    rootPages: new RootRenderCache(join(config.data, 'cache'), space),
+    rootPages: new RootRenderCache(join(config.data, 'cache'), space, (err) => logger.warn({ err: err.message }, 'rendering the project list failed')),
   };
 
   const koa = new Koa();

@@ -1,7 +1,7 @@
 /** Loads the configuration: config/defaults.json, then an optional JSON or TOML file, then the environment, then flags. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse as parseToml } from 'smol-toml';
+import { lazyRequire } from '../base/lazy-require.js';
 import { ConfigError, SETTINGS, type Config, type ConfigKey } from './schema.js';
 
 const DEFAULTS_PATH = fileURLToPath(new URL('../../../config/defaults.json', import.meta.url));
@@ -16,7 +16,7 @@ function readJson(path: string, what: string): Record<string, unknown> {
   }
   const toml = path.toLowerCase().endsWith('.toml');
   try {
-    const value: unknown = toml ? parseToml(text) : JSON.parse(text);
+    const value: unknown = toml ? (lazyRequire('smol-toml') as typeof import('smol-toml')).parse(text) : JSON.parse(text);
     if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
   } catch (err) {
     if (toml) throw new ConfigError(what, path, `a valid TOML file (${(err as Error).message.split('\n')[0]})`);

@@ -2,11 +2,13 @@
  * The rendered root page (`/simple/`), kept as files per format and version, plain and gzip-compressed:
  * rendering 600,000 names takes a while and compressing them too, sending a file does not. Both forms are
  * made in one pass, written to temporary names and renamed, so a reader never sees half a page; older
- * versions are removed once a newer one is in place.
+ * versions are removed once a newer one is in place. While a new version is being rendered, requests get
+ * the newest earlier rendering of the same format (kept on disk across restarts, with the ETag and serial
+ * it was made for), so no request waits for 600,000 names when a previous page exists.
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -23,6 +25,16 @@ export interface RootFiles {
   gzip: RenderedFile;
 }
 
+/** What a rendering was made for: its ETag (identity form) and the serial it lists. */
+export interface RootVersion {
+  etag: string;
+  serial: number;
+}
+
+export interface ServedRoot extends RootVersion {
+  files: RootFiles;
+}
+
 const FLUSH_AT = 1 << 16;
 
 export class RootRenderCache {
@@ -31,24 +43,47 @@ export class RootRenderCache {
   constructor(
     private readonly dir: string,
     private readonly space: DiskSpace,
+    private readonly onBackgroundFailure: (err: Error) => void = () => {},
   ) {}
 
-  async files(version: string, extension: string, render: () => AsyncIterable<string>): Promise<RootFiles> {
-    const name = `root-${createHash('sha256').update(version).digest('hex').slice(0, 24)}.${extension}`;
+  /**
+   * The rendering of `version`; while it is being made, the newest earlier rendering of this format when
+   * there is one (the new one goes on in the background), else it is waited for.
+   */
+  async files(version: RootVersion, extension: string, render: () => AsyncIterable<string>): Promise<ServedRoot> {
+    const name = `root-${createHash('sha256').update(version.etag).digest('hex').slice(0, 24)}.${extension}`;
     const path = join(this.dir, name);
     const known = await this.stored(path);
-    if (known) return known;
+    if (known) return { ...version, files: known };
     let pending = this.inflight.get(path);
     if (!pending) {
-      pending = this.write(path, extension, render).finally(() => this.inflight.delete(path));
+      pending = this.write(path, extension, render, version).finally(() => this.inflight.delete(path));
       this.inflight.set(path, pending);
+      pending.catch((err: Error) => this.onBackgroundFailure(err));
     }
-    return pending;
+    const earlier = await this.newestEarlier(extension, path);
+    return earlier ?? { ...version, files: await pending };
   }
 
   private async stored(path: string): Promise<RootFiles | null> {
     const [plain, gzip] = await Promise.all([stat(path).catch(() => null), stat(`${path}.gz`).catch(() => null)]);
     return plain && gzip ? { plain: { path, size: plain.size }, gzip: { path: `${path}.gz`, size: gzip.size } } : null;
+  }
+
+  /** The most recent complete rendering of this format other than `except`, from its `.version` file. */
+  private async newestEarlier(extension: string, except: string): Promise<ServedRoot | null> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    let best: (ServedRoot & { at: number }) | null = null;
+    for (const name of names) {
+      if (!name.startsWith('root-') || !name.endsWith(`.${extension}.version`)) continue;
+      const path = join(this.dir, name.slice(0, -'.version'.length));
+      if (path === except) continue;
+      const [files, info, text] = await Promise.all([this.stored(path), stat(`${path}.version`).catch(() => null), readFile(`${path}.version`, 'utf8').catch(() => null)]);
+      const version = text === null ? null : parseVersion(text);
+      if (!files || !info || !version || (best && best.at >= info.mtimeMs)) continue;
+      best = { ...version, files, at: info.mtimeMs };
+    }
+    return best && { etag: best.etag, serial: best.serial, files: best.files };
   }
 
   /** A write that first claims its bytes, unless that would eat into the disk's reserve (then ENOSPC: send it unkept). */
@@ -69,7 +104,7 @@ export class RootRenderCache {
     });
   }
 
-  private async write(path: string, extension: string, render: () => AsyncIterable<string>): Promise<RootFiles> {
+  private async write(path: string, extension: string, render: () => AsyncIterable<string>, version: RootVersion): Promise<RootFiles> {
     await mkdir(this.dir, { recursive: true });
     const tmp = `${path}.${process.pid}.tmp`;
     const gzTmp = `${path}.gz.${process.pid}.tmp`;
@@ -101,15 +136,26 @@ export class RootRenderCache {
     await handle.close();
     await rename(gzTmp, `${path}.gz`);
     await rename(tmp, path);
+    // Written last: a rendering is offered to later requests only once both of its files are in place.
+    await writeFile(`${path}.version.${process.pid}.tmp`, JSON.stringify(version));
+    await rename(`${path}.version.${process.pid}.tmp`, `${path}.version`);
     const gzSize = (await stat(`${path}.gz`)).size;
     for (const old of await readdir(this.dir)) {
       const oldPath = join(this.dir, old);
-      const current = oldPath === path || oldPath === `${path}.gz`;
-      if (!current && old.startsWith('root-') && (old.endsWith(`.${extension}`) || old.endsWith(`.${extension}.gz`))) {
-        await unlink(oldPath).catch(() => {});
-      }
+      const current = oldPath === path || oldPath === `${path}.gz` || oldPath === `${path}.version`;
+      const ours = old.endsWith(`.${extension}`) || old.endsWith(`.${extension}.gz`) || old.endsWith(`.${extension}.version`);
+      if (!current && old.startsWith('root-') && ours) await unlink(oldPath).catch(() => {});
     }
     return { plain: { path, size }, gzip: { path: `${path}.gz`, size: gzSize } };
+  }
+}
+
+function parseVersion(text: string): RootVersion | null {
+  try {
+    const value = JSON.parse(text) as Partial<RootVersion>;
+    return typeof value.etag === 'string' && typeof value.serial === 'number' ? { etag: value.etag, serial: value.serial } : null;
+  } catch {
+    return null;
   }
 }
 

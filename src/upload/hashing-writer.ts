@@ -5,7 +5,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
-import { createBLAKE2b, type IHasher } from 'hash-wasm';
+import type { IHasher } from 'hash-wasm';
+import { lazyRequire } from '../base/lazy-require.js';
 
 export interface FileDigests {
   size: number;
@@ -43,7 +44,8 @@ export class HashingFileWriter extends Writable {
 
   override _construct(callback: (error?: Error | null) => void): void {
     (async () => {
-      const blake2 = await createBLAKE2b(256);
+      // Loaded by the first upload: a server that only proxies never needs it.
+      const blake2 = await (lazyRequire('hash-wasm') as typeof import('hash-wasm')).createBLAKE2b(256);
       blake2.init();
       this.#blake2 = blake2;
       // `wx`: never write through an existing file (or a planted symlink) in the temp directory.

@@ -1,7 +1,7 @@
 /** POST routes of the web pages: logging in and out, and an owner's yank / unyank of a release. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { koaBody } from 'koa-body';
+import { bodyParser } from '../http/request-body.js';
 import { LarderError, forbidden } from '../base/errors.js';
 import { checkProjectName, checkVersionSegment } from '../index/client-names.js';
 import { normalizeName } from '../model/names.js';
@@ -12,7 +12,7 @@ import { SESSION_LIFETIME_MS } from './session.js';
 import { localPath, sessionCookie, whoIsLooking } from './viewer.js';
 import type { WebContext } from './web-ui.js';
 
-const formBody = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
+const formBody = bodyParser({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
 
 function field(ctx: Context, name: string): string {
   const value = (ctx.request.body as Record<string, unknown> | undefined)?.[name];

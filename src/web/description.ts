@@ -4,12 +4,19 @@
  * sanitize-html: no scripts, styles, event handlers, frames or forms, links only to http(s) and mailto,
  * and every link gets `rel="nofollow noopener noreferrer"`.
  */
-import MarkdownIt from 'markdown-it';
-import sanitizeHtml from 'sanitize-html';
+import type MarkdownIt from 'markdown-it';
+import type sanitizeHtml from 'sanitize-html';
+import { lazyRequire } from '../base/lazy-require.js';
 import { escapeHtml } from '../render/html-escape.js';
 
-export const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
-  allowedTags: [...sanitizeHtml.defaults.allowedTags.filter((tag) => tag !== 'style'), 'img', 'del', 'ins', 'details', 'summary', 'input'],
+// Loaded on the first description shown: most servers never render one, and both weigh on memory.
+const markdownIt = () => lazyRequire('markdown-it') as typeof MarkdownIt;
+const sanitizer = () => lazyRequire('sanitize-html') as typeof sanitizeHtml;
+
+/** sanitize-html's default tags, less `style`, plus what READMEs use. */
+const EXTRA_TAGS = ['img', 'del', 'ins', 'details', 'summary', 'input'];
+
+export const SANITIZE_OPTIONS: Omit<sanitizeHtml.IOptions, 'allowedTags'> = {
   allowedAttributes: {
     a: ['href', 'title', 'id', 'name', 'rel'],
     img: ['src', 'alt', 'title', 'width', 'height'],
@@ -44,16 +51,21 @@ export function descriptionKind(contentType: string | null): 'markdown' | 'text'
 }
 
 export class DescriptionRenderer {
-  private readonly markdown = new MarkdownIt({ html: true, linkify: true, typographer: false });
+  private markdown: MarkdownIt | null = null;
 
   /** Sanitized HTML for a description; '' when there is none. */
   render(description: string | null, contentType: string | null): string {
     if (!description?.trim()) return '';
-    if (descriptionKind(contentType) === 'markdown') return sanitize(this.markdown.render(description));
+    if (descriptionKind(contentType) === 'markdown') {
+      this.markdown ??= new (markdownIt())({ html: true, linkify: true, typographer: false });
+      return sanitize(this.markdown.render(description));
+    }
     return `<pre class="description-text">${escapeHtml(description)}</pre>`;
   }
 }
 
 export function sanitize(html: string): string {
-  return sanitizeHtml(html, SANITIZE_OPTIONS);
+  const sanitizeHtml = sanitizer();
+  const allowedTags = [...sanitizeHtml.defaults.allowedTags.filter((tag) => tag !== 'style'), ...EXTRA_TAGS];
+  return sanitizeHtml(html, { ...SANITIZE_OPTIONS, allowedTags });
 }

@@ -1,6 +1,7 @@
 /**
  * `/simple/` compressed: the root list is kept gzip-compressed beside its plain form, once per list version,
- * and sent to clients that accept gzip with an ETag of its own (docs/upstream.md, "The project list").
+ * and sent to clients that accept gzip with an ETag of its own; while a changed list is rendered, the previous
+ * rendering is sent (docs/upstream.md, "The project list").
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -11,6 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import { buildWheel } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
+import { eventually } from '../helpers/eventually.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 
 describe('/simple/ compressed', () => {
@@ -63,6 +66,43 @@ describe('/simple/ compressed', () => {
   test('each form is compressed once per list version: one plain and one gzip file per format on disk', async () => {
     await rawGet(`${l.url}/simple/`, { headers: { Accept: 'text/html', 'Accept-Encoding': 'gzip' } });
     const files = (await readdir(join(dir, 'data', 'cache'))).filter((f) => f.startsWith('root-'));
-    assert.deepEqual(files.map((f) => f.replace(/^root-[0-9a-f]+/, 'root')).sort(), ['root.html', 'root.html.gz', 'root.json', 'root.json.gz']);
+    assert.deepEqual(
+      files.map((f) => f.replace(/^root-[0-9a-f]+/, 'root')).sort(),
+      ['root.html', 'root.html.gz', 'root.html.version', 'root.json', 'root.json.gz', 'root.json.version'],
+    );
+  });
+
+  test('a changed list: the previous rendering is sent at once (its own ETag and serial) while the new one is made, then the new one', async () => {
+    const clock = new ManualClock(Date.now());
+    // Large enough that rendering takes a while: the request must not wait for it.
+    const big = await startFakeUpstream({ rootProjects: 100_000 });
+    const larder = await startLarder({ upstream: big.url, upstreamRetries: 0, rootTtl: 60_000, staleWait: 30_000 }, join(dir, 'data-changing'), { clock });
+    const get = () => rawGet(`${larder.url}/simple/`, { headers: { Accept: 'text/html', 'Accept-Encoding': 'gzip' } });
+    const text = (res: { body: Buffer }) => gunzipSync(res.body).toString('utf8');
+    try {
+      const first = await get();
+      assert.equal(first.status, 200);
+      assert.doesNotMatch(text(first), /brand-new-project/);
+      big.addProject('brand-new-project', [await buildWheel(join(dir, 'new'), { name: 'brand-new-project', version: '1.0' })]);
+      clock.advance(61_000);
+
+      const during = await get();
+      assert.equal(during.status, 200);
+      assert.equal(during.headers.etag, first.headers.etag, 'the previous rendering, not a wait for the new one');
+      assert.equal(during.headers['x-pypi-last-serial'], first.headers['x-pypi-last-serial']);
+      assert.ok(gunzipSync(during.body).equals(gunzipSync(first.body)));
+      const notModified = await rawGet(`${larder.url}/simple/`, { headers: { Accept: 'text/html', 'Accept-Encoding': 'gzip', 'If-None-Match': String(first.headers.etag) } });
+      assert.ok(notModified.status === 304 || text(notModified).includes('brand-new-project'), 'the previous ETag is still current until the new page is ready');
+
+      let latest = during;
+      await eventually(async () => {
+        latest = await get();
+        return text(latest).includes('brand-new-project');
+      }, 'the new rendering replaces the previous one');
+      assert.notEqual(latest.headers.etag, first.headers.etag);
+    } finally {
+      await larder.stop();
+      await big.close();
+    }
   });
 });

@@ -1,14 +1,14 @@
 /** The small owner/admin JSON API under /api/, authenticated like uploads. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { koaBody } from 'koa-body';
+import { bodyParser } from '../request-body.js';
 import { badRequest } from '../../base/errors.js';
 import { checkFilenameSegment, checkProjectName, checkVersionSegment } from '../../index/client-names.js';
 import type { ProjectAdmin } from '../../index/project-admin.js';
 import type { HttpDeps } from '../deps.js';
 import { requireIdentity } from '../identity.js';
 
-const jsonBody = koaBody({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '64kb' });
+const jsonBody = bodyParser({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '64kb' });
 
 function stringField(ctx: Context, field: string, required: boolean): string | null {
   const body = (ctx.request.body ?? {}) as Record<string, unknown>;

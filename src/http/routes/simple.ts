@@ -15,7 +15,7 @@ import type { HttpDeps } from '../deps.js';
 import type { Negotiated, Negotiator } from '../negotiate.js';
 import { sendThroughKoa, type Answer } from '../answer.js';
 import type { Handoff } from '../handoff.js';
-import type { RootFiles } from '../root-render-cache.js';
+import type { ServedRoot } from '../root-render-cache.js';
 import { gzipEtag, matchesEtag, strongEtag } from '../etag.js';
 import { acceptsGzip, baseUrl, INDEX_CORS, indexCacheControl, indexDocumentAnswer, type DocumentRequest } from '../respond.js';
 
@@ -41,6 +41,12 @@ export function projectPageAnswer(deps: HttpDeps, page: ProjectPage, chosen: Neg
   return indexDocumentAnswer(deps.config, deps.rendered, key, rendered, true, request);
 }
 
+/** Rendered root files are kept per representation: PEP 691 JSON, PEP 691 HTML, plain text/html. */
+function rootFileKind(chosen: Negotiated): string {
+  if (chosen.format === 'json') return 'json';
+  return chosen.contentType.startsWith('text/html') ? 'html' : 'v1html';
+}
+
 export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: Negotiator, handoff: Handoff<ProjectPage | null>): void {
   router.get('/simple', (ctx) => redirect(ctx, '/simple/'));
 
@@ -55,9 +61,10 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: 
     ctx.set('Vary', 'Accept, Accept-Encoding');
     const etag = strongEtag(`root\0${chosen.contentType}\0${version}\0${serial}\0${base}`);
     const gzip = acceptsGzip(ctx);
-    const sentEtag = gzip ? gzipEtag(etag) : etag;
-    ctx.set('ETag', sentEtag);
-    if (matchesEtag(ctx, sentEtag) || matchesEtag(ctx, etag)) {
+    const asSent = (tag: string) => (gzip ? gzipEtag(tag) : tag);
+    const notModified = (tag: string) => matchesEtag(ctx, asSent(tag)) || matchesEtag(ctx, tag);
+    if (notModified(etag)) {
+      ctx.set('ETag', asSent(etag));
       ctx.status = 304;
       return;
     }
@@ -67,18 +74,28 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: 
       // public URL is kept.
       return chosen.format === 'json' ? renderRootJsonChunks(entries, serial) : renderRootHtmlChunks(entries, new URL(base).pathname.replace(/\/$/, ''));
     };
-    ctx.type = chosen.contentType;
-    if (gzip) ctx.set('Content-Encoding', 'gzip');
-    let rendered: RootFiles;
+    let served: ServedRoot;
     try {
-      rendered = await deps.rootPages.files(etag, chosen.format, render);
+      served = await deps.rootPages.files({ etag, serial }, rootFileKind(chosen), render);
     } catch (err) {
       if (!isDiskFull(err)) throw err;
       // The disk is full: the page is rendered straight to the client and not kept.
+      ctx.set('ETag', asSent(etag));
+      ctx.type = chosen.contentType;
+      if (gzip) ctx.set('Content-Encoding', 'gzip');
       if (ctx.method !== 'HEAD') ctx.body = gzip ? Readable.from(render()).pipe(createGzip()) : Readable.from(render());
       return;
     }
-    const file = gzip ? rendered.gzip : rendered.plain;
+    // While a newer list is being rendered, the previous rendering is sent with its own ETag and serial.
+    ctx.set('X-PyPI-Last-Serial', String(served.serial));
+    ctx.set('ETag', asSent(served.etag));
+    if (served.etag !== etag && notModified(served.etag)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = chosen.contentType;
+    if (gzip) ctx.set('Content-Encoding', 'gzip');
+    const file = gzip ? served.files.gzip : served.files.plain;
     ctx.length = file.size;
     if (ctx.method !== 'HEAD') ctx.body = createReadStream(file.path);
   });

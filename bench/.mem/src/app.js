@@ -1,0 +1,207 @@
+/** The composition root: builds stores, sources and the HTTP app from one Config. The only place that wires. */
+import { privateFileTotals } from './index/stats.js';
+import { access, constants, mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { Authenticator } from './auth/authenticator.js';
+import { LoginLimiter } from './auth/login-limiter.js';
+import { PasswordHasher } from './auth/password-hasher.js';
+import { systemClock } from './base/clock.js';
+import { errorMiddleware } from './http/error-middleware.js';
+import { readAuthMiddleware } from './http/read-auth.js';
+import { RenderedCache } from './http/rendered-cache.js';
+import { fastPath } from './http/fast-path.js';
+import { smallBodyCache } from './http/file-answer.js';
+import { Handoff } from './http/handoff.js';
+import { memoNegotiator } from './http/negotiate.js';
+import { requestLog, requestRecorder } from './http/request-log.js';
+import { RootRenderCache } from './http/root-render-cache.js';
+import { registerAdminRoutes } from './http/routes/admin.js';
+import { registerFileRoutes } from './http/routes/files.js';
+import { registerHealthRoutes } from './http/routes/health.js';
+import { registerJsonApiRoutes } from './http/routes/json-api.js';
+import { registerMetricsRoutes } from './http/routes/metrics.js';
+import { registerSimpleRoutes } from './http/routes/simple.js';
+import { registerStatsRoutes } from './http/routes/stats.js';
+import { registerUploadRoutes } from './http/routes/upload.js';
+import { ProjectAdmin } from './index/project-admin.js';
+import { CacheBudget } from './index/sources/cache-budget.js';
+import { OverlaySource } from './index/sources/overlay-source.js';
+import { PrivateSource } from './index/sources/private-source.js';
+import { UpstreamNameCheck } from './index/upstream-names.js';
+import { buildUpstreamChain, configFor, upstreamSpecs } from './index/upstream-chain.js';
+import { UpstreamRouter } from './index/sources/upstream-router.js';
+import { PolicyMetrics } from './metrics/policy-metrics.js';
+import { CollisionWatch } from './policy/collision-watch.js';
+import { Policy } from './policy/policy.js';
+import { PolicySource } from './policy/policy-source.js';
+import { namePattern } from './policy/requirements.js';
+import { createLogger } from './logger.js';
+import { loadSessionKey } from './web/session.js';
+import { createWebUi } from './web/web-ui.js';
+import { StorageReporter } from './metrics/storage-reporter.js';
+import { Metrics } from './metrics/metrics.js';
+import { DiskSpace } from './store/disk-space.js';
+import { openStorage } from './store/local/open-storage.js';
+import { Publisher } from './upload/publish.js';
+async function openDataDir(config) {
+    await mkdir(config.data, { recursive: true });
+    try {
+        await access(config.data, constants.W_OK);
+    }
+    catch {
+        throw new Error(`data directory ${config.data} is not writable`);
+    }
+    const storage = openStorage(config.data);
+    try {
+        await storage.blobs.init();
+        await storage.blobs.purgeTmp();
+    }
+    catch (err) {
+        await storage.close();
+        throw err;
+    }
+    return storage;
+}
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+export async function createLarder(config, options = {}) {
+    const logger = options.logger ?? createLogger(config);
+    const clock = options.clock ?? systemClock;
+    const stores = await openDataDir(config);
+    const { index: meta, blobs } = stores;
+    let cachedFiles = null;
+    const metrics = new Metrics(() => ({ private: privateFileTotals(meta), cached: cachedFiles?.totals() ?? { bytes: 0, files: 0 } }), clock);
+    const privateSource = new PrivateSource(meta, blobs);
+    const space = new DiskSpace(config.data, config.diskReserve, clock);
+    const storage = new StorageReporter(logger, metrics, clock);
+    const policyMetrics = new PolicyMetrics(metrics.registry, logger, () => Array.from(stores.policy.collisions()).length);
+    const policy = new Policy(config, stores.policy, clock);
+    const budget = config.cacheMaxSize === null ? undefined : new CacheBudget(stores, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
+    const specs = upstreamSpecs(config);
+    const chains = specs.map((spec, i) => buildUpstreamChain(spec, configFor(config, spec, i === 0), i === 0, { stores, clock, logger, metrics, space, storage, budget }));
+    const clients = chains.map((c) => c.client);
+    cachedFiles = chains[0]?.cache.files ?? null;
+    const upstreamRouter = chains.length
+        ? new UpstreamRouter(chains.map((chain, i) => ({
+            name: chain.name,
+            source: new CollisionWatch(chain.source, chain.name, privateSource, stores.policy, clock, logger),
+            cachedPage: (name) => chain.cache.cachedPage(name),
+            patterns: specs[i].projects?.map(namePattern) ?? null,
+        })), (upstream, kind) => policyMetrics.upstreamAnswers.inc({ upstream, kind }))
+        : null;
+    /** The upstream as the overlay sees it: routed, with the supply-chain policy applied. */
+    const upstreamSource = upstreamRouter ? new PolicySource(upstreamRouter, policy, policyMetrics) : null;
+    const upstreamNames = upstreamRouter ? new UpstreamNameCheck(upstreamRouter, config.offline) : null;
+    const passwords = new PasswordHasher();
+    const source = new OverlaySource(privateSource, upstreamSource, { mergeAllowList: new Set(config.mergeAllowList) });
+    const deps = {
+        config,
+        clock,
+        source,
+        privateSource,
+        meta,
+        blobs,
+        space,
+        authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock)),
+        publisher: new Publisher(stores, upstreamNames, new Set(config.mergeAllowList), clock),
+        logger,
+        metrics,
+        rendered: new RenderedCache(config.memoryCacheSize),
+        rootPages: new RootRenderCache(join(config.data, 'cache'), space),
+    };
+    const koa = new Koa();
+    const router = new Router({ strict: true });
+    const parts = {
+        negotiate: memoNegotiator(),
+        smallBodies: smallBodyCache(),
+        pages: new Handoff(),
+        files: new Handoff(),
+        record: requestRecorder(logger, metrics),
+    };
+    registerHealthRoutes(router);
+    registerMetricsRoutes(router, metrics, config.metricsToken);
+    registerSimpleRoutes(router, deps, parts.negotiate, parts.pages);
+    registerJsonApiRoutes(router, deps);
+    registerFileRoutes(router, deps, parts.smallBodies, parts.files);
+    registerStatsRoutes(router, deps);
+    registerUploadRoutes(router, deps);
+    const admin = new ProjectAdmin(meta);
+    registerAdminRoutes(router, deps, admin);
+    const webUi = createWebUi({ http: deps, admin, documents: stores.documents, upstream: upstreamSource, sessionKey: await loadSessionKey(config.data) });
+    koa.on('error', (err) => {
+        // A client that goes away mid-response is routine, not a server error.
+        if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE')
+            logger.debug({ err: err.message }, 'client went away');
+        else
+            logger.warn({ err }, 'response failed');
+    });
+    koa.use(requestLog(parts.record));
+    koa.use(errorMiddleware(logger, storage));
+    // The web pages ask for a login themselves (a form, not a bare 401); other paths pass through.
+    koa.use(webUi);
+    if (config.readAuth)
+        koa.use(readAuthMiddleware(deps.authenticator));
+    koa.use(router.routes());
+    koa.use(router.allowedMethods());
+    const handle = fastPath(deps, parts, koa.callback());
+    let inflight = 0;
+    const countInflight = (req, res) => {
+        inflight++;
+        res.once('close', () => inflight--);
+        handle(req, res);
+    };
+    let server = null;
+    let closing = null;
+    const shutdown = async (graceMs) => {
+        if (server) {
+            const s = server;
+            const closed = new Promise((resolve) => s.close(() => resolve()));
+            s.closeIdleConnections();
+            const downloads = Promise.all(chains.map((c) => c.cache.files.drain()));
+            let downloadsDone = false;
+            void downloads.then(() => (downloadsDone = true));
+            // The grace is real time, measured by a timer rather than the injected clock, which a test may hold still.
+            let graceOver = false;
+            const grace = setTimeout(() => (graceOver = true), graceMs);
+            while ((inflight > 0 || !downloadsDone) && !graceOver) {
+                await sleep(25);
+                s.closeIdleConnections();
+            }
+            clearTimeout(grace);
+            if (inflight > 0 || !downloadsDone)
+                logger.warn({ inflight }, 'grace period over; closing the remaining connections');
+            s.closeAllConnections();
+            await closed;
+        }
+        await Promise.all(clients.map((c) => c.close()));
+        await passwords.close();
+        await stores.close();
+    };
+    return {
+        config,
+        logger,
+        storage: stores,
+        meta,
+        blobs,
+        metrics,
+        koa,
+        reloadPolicy: (rules) => policy.update(rules),
+        async listen() {
+            server = createServer(countInflight);
+            server.keepAliveTimeout = 65_000;
+            await new Promise((resolve, reject) => {
+                server.once('error', reject);
+                server.listen(config.port, config.host, () => resolve());
+            });
+            const { port } = server.address();
+            const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+            return `http://${host}:${port}`;
+        },
+        close(graceMs = config.shutdownGrace) {
+            closing ??= shutdown(graceMs);
+            return closing;
+        },
+    };
+}

@@ -1,0 +1,1 @@
+export const systemClock = { now: () => Date.now() };

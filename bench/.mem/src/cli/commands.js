@@ -1,0 +1,228 @@
+/** The larder commands other than `serve`: users, tokens and project administration on a data directory. */
+import { newToken } from '../auth/tokens.js';
+import { PasswordHasher } from '../auth/password-hasher.js';
+import { normalizeName } from '../model/names.js';
+import { checkProjectName } from '../index/client-names.js';
+import { CLI_IDENTITY, ProjectAdmin } from '../index/project-admin.js';
+import { systemClock } from '../base/clock.js';
+import { openStorage } from '../store/local/open-storage.js';
+import { cacheStats, collectGarbage, purgeCache } from '../index/cache-maintenance.js';
+import { parseDuration } from '../config/schema.js';
+import { formatBytes } from '../base/units.js';
+import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
+import { TRANSFER_COMMANDS } from './transfer-commands.js';
+import { POLICY_COMMANDS } from './policy-commands.js';
+import { MIRROR_COMMANDS } from './mirror-commands.js';
+function table(rows) {
+    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+    return rows.map((r) => r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd());
+}
+async function readPassword(io, fromStdin) {
+    if (!fromStdin)
+        throw new UsageError('give the password on standard input with --password-stdin');
+    const password = (await io.readStdin()).replace(/\r?\n$/, '');
+    if (password.length < 8)
+        throw new UsageError('the password must have at least 8 characters');
+    return password;
+}
+const admin = (meta) => new ProjectAdmin(meta);
+export const COMMANDS = {
+    'user add': {
+        usage: 'larder user add NAME [--password-stdin] [--admin]',
+        summary: 'create a user (password read from standard input)',
+        options: { 'password-stdin': { type: 'boolean' }, admin: { type: 'boolean' } },
+        minArgs: 1,
+        maxArgs: 1,
+        async run([name], values, { index: meta }, io) {
+            if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) || name === '__token__') {
+                throw new UsageError(`invalid user name '${name}': use letters, digits, '.', '_' and '-'`);
+            }
+            if (meta.getUser(name))
+                throw new UsageError(`user '${name}' already exists`);
+            const password = await readPassword(io, values['password-stdin'] === true);
+            const hasher = new PasswordHasher({ threads: 1 });
+            const passwordHash = await hasher.hash(password).finally(() => hasher.close());
+            meta.putUser({ name: name, passwordHash, admin: values.admin === true, createdAt: new Date(systemClock.now()).toISOString() });
+            io.out(`created user ${name}${values.admin ? ' (admin)' : ''}`);
+        },
+    },
+    'user list': {
+        usage: 'larder user list',
+        summary: 'list users',
+        minArgs: 0,
+        maxArgs: 0,
+        async run(_args, _values, { index: meta }, io) {
+            const users = meta.listUsers();
+            if (users.length === 0)
+                return io.out('no users');
+            for (const line of table([['NAME', 'ADMIN', 'CREATED'], ...users.map((u) => [u.name, u.admin ? 'yes' : 'no', u.createdAt])]))
+                io.out(line);
+        },
+    },
+    'user remove': {
+        usage: 'larder user remove NAME',
+        summary: 'remove a user, their tokens and their roles in every project',
+        minArgs: 1,
+        maxArgs: 1,
+        async run([name], _values, { index: meta }, io) {
+            if (!meta.removeUser(name))
+                throw new UsageError(`no user named '${name}'`);
+            io.out(`removed user ${name}`);
+        },
+    },
+    'token create': {
+        usage: 'larder token create USER [--project P]... [--description D]',
+        summary: 'create an API token (printed once, as the last line)',
+        options: { project: { type: 'string', multiple: true }, description: { type: 'string' } },
+        minArgs: 1,
+        maxArgs: 1,
+        async run([user], values, { index: meta }, io) {
+            const named = values.project;
+            named?.forEach(checkProjectName);
+            if (!meta.getUser(user))
+                throw new UsageError(`no user named '${user}'`);
+            const projects = named?.map(normalizeName) ?? null;
+            const { token, record } = newToken(user, projects, values.description ?? null, new Date(systemClock.now()));
+            meta.putToken(record);
+            io.out(`created token ${record.id} for ${user}${projects ? ` limited to ${projects.join(', ')}` : ''}; use it with user name __token__:`);
+            io.out(token);
+        },
+    },
+    'token list': {
+        usage: 'larder token list [USER]',
+        summary: 'list tokens (ids only; tokens are never shown again)',
+        minArgs: 0,
+        maxArgs: 1,
+        async run([user], _values, { index: meta }, io) {
+            const tokens = meta.listTokens(user);
+            if (tokens.length === 0)
+                return io.out('no tokens');
+            const rows = tokens.map((t) => [t.id, t.user, t.projects?.join(',') ?? '*', t.createdAt, t.description ?? '']);
+            for (const line of table([['ID', 'USER', 'PROJECTS', 'CREATED', 'DESCRIPTION'], ...rows]))
+                io.out(line);
+        },
+    },
+    'token revoke': {
+        usage: 'larder token revoke ID',
+        summary: 'revoke a token by its id',
+        minArgs: 1,
+        maxArgs: 1,
+        async run([id], _values, { index: meta }, io) {
+            if (!meta.removeToken(id))
+                throw new UsageError(`no token with id '${id}'`);
+            io.out(`revoked token ${id}`);
+        },
+    },
+    'project yank': {
+        usage: 'larder project yank PROJECT VERSION [--reason R]',
+        summary: 'yank a release',
+        options: { reason: { type: 'string' } },
+        minArgs: 2,
+        maxArgs: 2,
+        async run([project, version], values, { index: meta }, io) {
+            admin(meta).setYanked(project, version, true, values.reason ?? null, CLI_IDENTITY);
+            io.out(`yanked ${project} ${version}`);
+        },
+    },
+    'project unyank': {
+        usage: 'larder project unyank PROJECT VERSION',
+        summary: 'unyank a release',
+        minArgs: 2,
+        maxArgs: 2,
+        async run([project, version], _values, { index: meta }, io) {
+            admin(meta).setYanked(project, version, false, null, CLI_IDENTITY);
+            io.out(`unyanked ${project} ${version}`);
+        },
+    },
+    'project remove': {
+        usage: 'larder project remove PROJECT [VERSION [FILENAME]]',
+        summary: 'remove a project, a release or one file (file names stay reserved)',
+        minArgs: 1,
+        maxArgs: 3,
+        async run([project, version, filename], _values, { index: meta }, io) {
+            const removed = admin(meta).remove(project, version ?? null, filename ?? null, CLI_IDENTITY);
+            io.out(`removed ${[project, version, filename].filter(Boolean).join(' ')} (${removed.length} file${removed.length === 1 ? '' : 's'})`);
+        },
+    },
+    'project add-maintainer': {
+        usage: 'larder project add-maintainer PROJECT USER',
+        summary: 'let USER upload to PROJECT',
+        minArgs: 2,
+        maxArgs: 2,
+        async run([project, user], _values, { index: meta }, io) {
+            admin(meta).addMaintainer(project, user, CLI_IDENTITY);
+            io.out(`${user} now maintains ${project}`);
+        },
+    },
+    'cache stats': {
+        usage: 'larder cache stats',
+        summary: 'sizes of the private files, the cached upstream files and the blob store',
+        minArgs: 0,
+        maxArgs: 0,
+        async run(_args, _values, storage, io, config) {
+            const s = await cacheStats(storage);
+            const limit = config.cacheMaxSize === null ? 'unlimited' : formatBytes(config.cacheMaxSize);
+            io.out(`private files   ${s.privateFiles} (${formatBytes(s.privateBytes)})`);
+            io.out(`cached files    ${s.cachedFiles} (${formatBytes(s.cachedBytes)}; limit ${limit})`);
+            io.out(`cached pages    ${s.cachedPages}`);
+            io.out(`blob store      ${s.blobs} blobs (${formatBytes(s.blobBytes)})`);
+        },
+    },
+    'cache purge': {
+        usage: 'larder cache purge [PROJECT...]',
+        summary: 'forget cached upstream data (all, or of the named projects); private data is untouched',
+        minArgs: 0,
+        maxArgs: Infinity,
+        async run(projects, _values, storage, io) {
+            projects.forEach(checkProjectName);
+            const r = await purgeCache(storage, projects);
+            io.out(`purged ${r.pages} cached page${r.pages === 1 ? '' : 's'} and ${r.files} cached file${r.files === 1 ? '' : 's'} (${formatBytes(r.bytes)})`);
+        },
+    },
+    gc: {
+        usage: 'larder gc [--min-age DURATION]',
+        summary: 'delete orphan blobs and stale temporary files (safe while the server runs)',
+        options: { 'min-age': { type: 'string' } },
+        minArgs: 0,
+        maxArgs: 0,
+        async run(_args, values, storage, io) {
+            const minAge = values['min-age'] === undefined ? undefined : parseDuration(values['min-age'], '--min-age');
+            const r = await collectGarbage(storage, systemClock, minAge);
+            io.out(`removed ${r.blobs} orphan blob${r.blobs === 1 ? '' : 's'} (${formatBytes(r.bytes)}) and ${r.tmp} stale temporary file${r.tmp === 1 ? '' : 's'}`);
+        },
+    },
+    'project allow-name': {
+        usage: 'larder project allow-name NAME',
+        summary: 'allow a new private project to take a name that exists upstream',
+        minArgs: 1,
+        maxArgs: 1,
+        async run([name], _values, { index: meta }, io) {
+            io.out(`allowed ${admin(meta).allowName(name, CLI_IDENTITY)}`);
+        },
+    },
+    ...TRANSFER_COMMANDS,
+    ...POLICY_COMMANDS,
+    ...MIRROR_COMMANDS,
+};
+export function commandHelp(command) {
+    return `usage: ${command.usage}\n\n${command.summary}${command.description ? `\n\n${command.description}` : ''}\n\nData directory and other settings:\n${CONFIG_FLAGS_HELP}`;
+}
+export const runStoreCommand = (command) => async (argv, io) => {
+    const { values, positionals, config } = parseCommand(argv, command.options ?? {}, io.env);
+    if (values.help)
+        return io.out(commandHelp(command));
+    if (positionals.length < command.minArgs || positionals.length > command.maxArgs) {
+        throw new UsageError(`wrong number of arguments; usage: ${command.usage}`);
+    }
+    const settings = config();
+    const storage = openStorage(settings.data);
+    try {
+        await command.run(positionals, values, storage, io, settings);
+    }
+    finally {
+        await storage.close();
+    }
+};

@@ -1,0 +1,79 @@
+/**
+ * `larder policy …`: break-glass exemptions from the release cooldown (allow, list, revoke) and the name
+ * collisions seen between private and upstream projects. A running server sees the changes at once.
+ */
+import { systemClock } from '../base/clock.js';
+import { checkProjectName } from '../index/client-names.js';
+import { normalizeName } from '../model/names.js';
+import { isValidVersion } from '../model/versions.js';
+import { UsageError } from './args.js';
+/** `NAME==VERSION` → normalized name and version. */
+function release(spec) {
+    const match = /^\s*([^=\s]+)\s*==\s*(\S+)\s*$/.exec(spec);
+    if (!match || !isValidVersion(match[2]))
+        throw new UsageError(`'${spec}' is not NAME==VERSION (e.g. requests==2.32.3)`);
+    checkProjectName(match[1]);
+    return { project: normalizeName(match[1]), version: match[2] };
+}
+/** Who ran the command, as the exemption records it. */
+const operator = (io) => io.env.LARDER_OPERATOR || io.env.SUDO_USER || io.env.USER || io.env.LOGNAME || 'cli';
+function table(rows) {
+    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+    return rows.map((r) => r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd());
+}
+export const POLICY_COMMANDS = {
+    'policy allow': {
+        usage: 'larder policy allow NAME==VERSION [--reason TEXT]',
+        summary: 'exempt an upstream release from the release cooldown (LARDER_MIN_RELEASE_AGE), at once',
+        options: { reason: { type: 'string' } },
+        minArgs: 1,
+        maxArgs: 1,
+        async run([spec], values, { policy }, io) {
+            const { project, version } = release(spec);
+            const reason = typeof values.reason === 'string' && values.reason.trim() ? values.reason.trim() : null;
+            await policy.putExemption({ project, version, reason, by: operator(io), at: new Date(systemClock.now()).toISOString() });
+            io.out(`exempted ${project}==${version} from the release cooldown`);
+        },
+    },
+    'policy revoke': {
+        usage: 'larder policy revoke NAME==VERSION',
+        summary: 'withdraw a cooldown exemption',
+        minArgs: 1,
+        maxArgs: 1,
+        async run([spec], _values, { policy }, io) {
+            const { project, version } = release(spec);
+            if (!(await policy.deleteExemption(project, version)))
+                throw new UsageError(`no exemption for ${project}==${version}`);
+            io.out(`revoked the exemption of ${project}==${version}`);
+        },
+    },
+    'policy list': {
+        usage: 'larder policy list',
+        summary: 'list cooldown exemptions: release, who, when, why',
+        minArgs: 0,
+        maxArgs: 0,
+        async run(_args, _values, { policy }, io) {
+            const rows = Array.from(policy.exemptions(), (e) => [`${e.project}==${e.version}`, e.by, e.at, e.reason ?? '']);
+            if (!rows.length)
+                return io.out('no exemptions');
+            for (const line of table([['RELEASE', 'BY', 'AT', 'REASON'], ...rows]))
+                io.out(line);
+        },
+    },
+    'policy collisions': {
+        usage: 'larder policy collisions',
+        summary: 'list upstream projects seen with the name of a private project',
+        minArgs: 0,
+        maxArgs: 0,
+        async run(_args, _values, { policy }, io) {
+            const rows = Array.from(policy.collisions(), (c) => [c.project, c.upstream, c.firstSeen, c.lastSeen]);
+            if (!rows.length)
+                return io.out('no name collisions seen');
+            for (const line of table([['PROJECT', 'UPSTREAM', 'FIRST SEEN', 'LAST SEEN'], ...rows]))
+                io.out(line);
+        },
+    },
+};

@@ -1,0 +1,86 @@
+/**
+ * The supply-chain policy's settings (release cooldown, deny and allow lists) and the list of upstreams,
+ * with their parsers. README "Supply-chain policy" describes what they do.
+ */
+import { parseRequirementList } from '../policy/requirements.js';
+import { ConfigError, parseDuration } from './schema.js';
+export const parseMinReleaseAge = (raw, key) => {
+    if (raw === null || raw === undefined || raw === '' || raw === false || String(raw).toLowerCase() === 'off')
+        return null;
+    return parseDuration(raw, key) || null;
+};
+export const parseUnknownAge = (raw, key) => {
+    const value = String(raw ?? 'allow').toLowerCase();
+    if (value !== 'allow' && value !== 'deny')
+        throw new ConfigError(key, raw, 'allow or deny');
+    return value;
+};
+export const parseRequirements = (raw, key) => {
+    if (raw === null || raw === undefined || raw === '')
+        return [];
+    if (typeof raw !== 'string' && !(Array.isArray(raw) && raw.every((item) => typeof item === 'string'))) {
+        throw new ConfigError(key, raw, 'a comma-separated list (or an array) of requirements such as evilpkg,requests<2.0');
+    }
+    try {
+        return parseRequirementList(raw).map((r) => r.text);
+    }
+    catch (err) {
+        throw new ConfigError(key, raw, `a comma-separated list of requirements such as evilpkg,requests<2.0 (${err.message})`);
+    }
+};
+const UPSTREAM_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
+const EXPECTED_UPSTREAMS = 'a list of {name, url, projects?, username?, password?} with distinct names';
+function parseUpstreamSpec(item, key) {
+    const fail = (what) => new ConfigError(key, item, `${EXPECTED_UPSTREAMS} (${what})`);
+    if (!item || typeof item !== 'object' || Array.isArray(item))
+        throw fail('each entry a table or object');
+    const { name, url, projects, username, password, ...rest } = item;
+    const unknown = Object.keys(rest)[0];
+    if (unknown !== undefined)
+        throw fail(`unknown field ${unknown}`);
+    if (typeof name !== 'string' || !UPSTREAM_NAME.test(name))
+        throw fail('name: letters, digits, ".", "_", "-"');
+    let parsed;
+    try {
+        parsed = new URL(String(url));
+    }
+    catch {
+        throw fail(`url of ${name}: an http:// or https:// URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        throw fail(`url of ${name}: an http:// or https:// URL`);
+    const list = projects === undefined || projects === null ? null : Array.isArray(projects) ? projects : String(projects).split(',');
+    if (list && !list.every((p) => typeof p === 'string' && /^[A-Za-z0-9*?][A-Za-z0-9._*?-]*$/.test(p.trim()))) {
+        throw fail(`projects of ${name}: project names or globs such as torch*`);
+    }
+    const optional = (v) => (v === undefined || v === null || v === '' ? null : String(v));
+    const href = parsed.toString();
+    return {
+        name,
+        url: href.endsWith('/') ? href : `${href}/`,
+        projects: list ? list.map((p) => p.trim()) : null,
+        username: optional(username),
+        password: optional(password),
+    };
+}
+/** The config file's `upstreams` (or LARDER_UPSTREAMS as JSON). */
+export const parseUpstreams = (raw, key) => {
+    if (raw === null || raw === undefined || raw === '')
+        return [];
+    let value = raw;
+    if (typeof raw === 'string') {
+        try {
+            value = JSON.parse(raw);
+        }
+        catch {
+            throw new ConfigError(key, raw, `${EXPECTED_UPSTREAMS}, as JSON`);
+        }
+    }
+    if (!Array.isArray(value))
+        throw new ConfigError(key, raw, EXPECTED_UPSTREAMS);
+    const specs = value.map((item) => parseUpstreamSpec(item, key));
+    const names = new Set(specs.map((s) => s.name.toLowerCase()));
+    if (names.size !== specs.length)
+        throw new ConfigError(key, raw, EXPECTED_UPSTREAMS);
+    return specs;
+};

@@ -1,0 +1,182 @@
+/** Every setting larder has: its type, its parser and its environment variable. Defaults live in config/defaults.json. */
+import * as policy from './policy-settings.js';
+export class ConfigError extends Error {
+    constructor(key, value, expected) {
+        super(`invalid configuration: ${key}=${JSON.stringify(value)}; expected ${expected}`);
+        this.name = 'ConfigError';
+    }
+}
+const SIZE_UNITS = {
+    '': 1,
+    b: 1,
+    k: 1e3,
+    kb: 1e3,
+    m: 1e6,
+    mb: 1e6,
+    g: 1e9,
+    gb: 1e9,
+    t: 1e12,
+    tb: 1e12,
+    kib: 2 ** 10,
+    mib: 2 ** 20,
+    gib: 2 ** 30,
+    tib: 2 ** 40,
+};
+export function parseSize(raw, key) {
+    if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw > 0)
+        return raw;
+    const match = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw) : null;
+    const unit = match ? SIZE_UNITS[match[2].toLowerCase()] : undefined;
+    if (!match || unit === undefined || Number(match[1]) <= 0) {
+        throw new ConfigError(key, raw, 'a size such as 500MB, 2GiB or a number of bytes');
+    }
+    return Math.floor(Number(match[1]) * unit);
+}
+const parseString = (raw, key) => {
+    if (typeof raw !== 'string' || raw === '')
+        throw new ConfigError(key, raw, 'a non-empty string');
+    return raw;
+};
+const parseBoolean = (raw, key) => {
+    if (typeof raw === 'boolean')
+        return raw;
+    const text = String(raw).toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(text))
+        return true;
+    if (['false', '0', 'no', 'off'].includes(text))
+        return false;
+    throw new ConfigError(key, raw, 'true or false');
+};
+const integerIn = (min, max) => (raw, key) => {
+    const value = typeof raw === 'number' ? raw : /^\s*\d+\s*$/.test(String(raw)) ? Number(raw) : NaN;
+    if (!Number.isInteger(value) || value < min || value > max) {
+        throw new ConfigError(key, raw, `an integer from ${min} to ${max}`);
+    }
+    return value;
+};
+const httpUrl = (raw, key) => {
+    let url;
+    try {
+        url = new URL(String(raw));
+    }
+    catch {
+        throw new ConfigError(key, raw, 'an http:// or https:// URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new ConfigError(key, raw, 'an http:// or https:// URL');
+    return url.toString();
+};
+const parseUpstream = (raw, key) => {
+    if (raw === null || String(raw).toLowerCase() === 'none' || raw === false)
+        return null;
+    const url = httpUrl(raw, key);
+    return url.endsWith('/') ? url : `${url}/`;
+};
+const parsePublicUrl = (raw, key) => {
+    if (raw === null || raw === '')
+        return null;
+    return httpUrl(raw, key).replace(/\/+$/, '');
+};
+const DURATION_UNITS = { ms: 1, s: 1000, '': 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** `500ms`, `30s`, `10m`, `2h`, `1d`; a bare number is seconds. Returns milliseconds. */
+export function parseDuration(raw, key) {
+    const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|)\s*$/i.exec(String(raw));
+    if (!match)
+        throw new ConfigError(key, raw, 'a duration such as 500ms, 30s, 10m, 2h or a number of seconds');
+    return Math.round(Number(match[1]) * DURATION_UNITS[match[2].toLowerCase()]);
+}
+const optionalString = (raw) => (raw === null || raw === undefined || raw === '' ? null : String(raw));
+const parseJsonApi = (raw, key) => {
+    if (raw === null || raw === '' || raw === undefined)
+        return '';
+    if (String(raw).toLowerCase() === 'none')
+        return null;
+    const url = httpUrl(raw, key);
+    return url.endsWith('/') ? url : `${url}/`;
+};
+const parseNameList = (raw, key) => {
+    const items = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',');
+    const names = items.map((s) => s.trim()).filter(Boolean);
+    for (const name of names) {
+        if (!/^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$/i.test(name))
+            throw new ConfigError(key, raw, 'a comma-separated list of project names');
+    }
+    return names.map((n) => n.replace(/[-_.]+/g, '-').toLowerCase());
+};
+/** `https://files.example.com, http://10.0.0.5:8080`; a bare host means https. Returns origins. */
+const parseOriginList = (raw, key) => {
+    const items = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',');
+    return items
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((item) => {
+        let url;
+        try {
+            url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(item) ? item : `https://${item}`);
+        }
+        catch {
+            throw new ConfigError(key, raw, 'a comma-separated list of origins such as https://files.example.com');
+        }
+        if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.pathname.replace(/\/$/, '') || url.search) {
+            throw new ConfigError(key, raw, 'a comma-separated list of origins such as https://files.example.com (no path)');
+        }
+        return url.origin;
+    });
+};
+const optionalSize = (raw, key) => raw === null || raw === undefined || raw === '' || String(raw).toLowerCase() === 'unlimited' ? null : parseSize(raw, key);
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const parseLogLevel = (raw, key) => {
+    const level = String(raw).toLowerCase();
+    if (!LOG_LEVELS.includes(level))
+        throw new ConfigError(key, raw, LOG_LEVELS.join(', '));
+    return level;
+};
+const setting = (key, env, flag, parse, help) => ({
+    key,
+    env,
+    flag,
+    parse,
+    help,
+});
+export const SETTINGS = [
+    setting('host', 'LARDER_HOST', '--host', parseString, 'address to listen on'),
+    setting('port', 'LARDER_PORT', '--port', integerIn(0, 65535), 'TCP port (0 = any free port)'),
+    setting('data', 'LARDER_DATA', '--data', parseString, 'data directory: LMDB metadata, blobs, tmp'),
+    setting('upstream', 'LARDER_UPSTREAM', '--upstream', parseUpstream, 'upstream simple index URL, or none'),
+    setting('offline', 'LARDER_OFFLINE', '--offline', parseBoolean, 'never contact the upstream; serve only what is cached'),
+    setting('publicUrl', 'LARDER_PUBLIC_URL', '--public-url', parsePublicUrl, 'base URL clients use; default: from each request'),
+    setting('maxUploadSize', 'LARDER_MAX_UPLOAD_SIZE', '--max-upload-size', parseSize, 'largest accepted upload'),
+    setting('readAuth', 'LARDER_READ_AUTH', '--read-auth', parseBoolean, 'reads need credentials too'),
+    setting('logLevel', 'LARDER_LOG_LEVEL', '--log-level', parseLogLevel, 'log level'),
+    setting('indexMaxAge', 'LARDER_INDEX_MAX_AGE', '--index-max-age', integerIn(0, 31_536_000), 'Cache-Control max-age of index pages, seconds'),
+    setting('upstreamJsonApi', 'LARDER_UPSTREAM_JSON_API', '--upstream-json-api', parseJsonApi, 'upstream JSON API base; empty = derived (…/simple/ → …/pypi/), none = built from simple pages'),
+    setting('upstreamUsername', 'LARDER_UPSTREAM_USERNAME', '--upstream-username', optionalString, 'user name for the upstream (or userinfo in the URL)'),
+    setting('upstreamPassword', 'LARDER_UPSTREAM_PASSWORD', '--upstream-password', optionalString, 'password for the upstream'),
+    setting('upstreamConnectTimeout', 'LARDER_UPSTREAM_CONNECT_TIMEOUT', '--upstream-connect-timeout', parseDuration, 'time to connect to the upstream'),
+    setting('upstreamHeadersTimeout', 'LARDER_UPSTREAM_HEADERS_TIMEOUT', '--upstream-headers-timeout', parseDuration, 'time for the upstream to send response headers'),
+    setting('upstreamBodyTimeout', 'LARDER_UPSTREAM_BODY_TIMEOUT', '--upstream-body-timeout', parseDuration, 'longest pause inside an upstream response body'),
+    setting('upstreamRetries', 'LARDER_UPSTREAM_RETRIES', '--upstream-retries', integerIn(0, 10), 'retries of idempotent upstream GETs on connection errors and 5xx'),
+    setting('upstreamDeadline', 'LARDER_UPSTREAM_DEADLINE', '--upstream-deadline', parseDuration, 'total time for one upstream project page or JSON document, retries included'),
+    setting('staleWait', 'LARDER_STALE_WAIT', '--stale-wait', parseDuration, 'how long a stale cached page waits for the upstream before it is served as it is'),
+    setting('maxFileSize', 'LARDER_MAX_FILE_SIZE', '--max-file-size', parseSize, 'largest upstream file fetched (.metadata and .asc included)'),
+    setting('fileHosts', 'LARDER_FILE_HOSTS', '--file-hosts', parseOriginList, "origins besides the upstream's own that file URLs may point at (comma-separated)"),
+    setting('diskReserve', 'LARDER_DISK_RESERVE', '--disk-reserve', parseSize, 'free space kept on the data filesystem; below it upstream files are delivered, not kept'),
+    setting('loginFailureLimit', 'LARDER_LOGIN_FAILURE_LIMIT', '--login-failure-limit', integerIn(1, 100_000), 'failed logins a minute per client address or user name before 429'),
+    setting('pageTtl', 'LARDER_PAGE_TTL', '--page-ttl', parseDuration, 'freshness of cached upstream project pages and JSON documents'),
+    setting('rootTtl', 'LARDER_ROOT_TTL', '--root-ttl', parseDuration, 'freshness of the cached upstream project list'),
+    setting('notFoundTtl', 'LARDER_NOT_FOUND_TTL', '--not-found-ttl', parseDuration, 'how long an upstream 404 is remembered'),
+    setting('mergeAllowList', 'LARDER_MERGE_ALLOW_LIST', '--merge-allow-list', parseNameList, 'private projects that also show upstream files (comma-separated)'),
+    setting('memoryCacheSize', 'LARDER_MEMORY_CACHE_SIZE', '--memory-cache-size', parseSize, 'bytes of ready-to-send pages kept in memory'),
+    setting('httpProxy', ['HTTP_PROXY', 'http_proxy'], '--http-proxy', optionalString, 'proxy for http:// upstream requests'),
+    setting('httpsProxy', ['HTTPS_PROXY', 'https_proxy'], '--https-proxy', optionalString, 'proxy for https:// upstream requests'),
+    setting('noProxy', ['NO_PROXY', 'no_proxy'], '--no-proxy', optionalString, 'hosts reached without the proxy'),
+    setting('metricsToken', 'LARDER_METRICS_TOKEN', '--metrics-token', optionalString, 'bearer token that /metrics requires; empty = open'),
+    setting('shutdownGrace', 'LARDER_SHUTDOWN_GRACE', '--shutdown-grace', parseDuration, 'time in-flight requests and downloads get to finish on SIGTERM'),
+    setting('cacheMaxSize', 'LARDER_CACHE_MAX_SIZE', '--cache-max-size', optionalSize, 'bound on cached upstream files (e.g. 20GB); empty = unlimited'),
+    // Supply-chain policy (policy-settings.ts; called lazily, since that module imports this one)
+    setting('minReleaseAge', 'LARDER_MIN_RELEASE_AGE', '--min-release-age', (r, k) => policy.parseMinReleaseAge(r, k), 'hide upstream files younger than this (e.g. 3d); empty = off'),
+    setting('minReleaseAgeUnknown', 'LARDER_MIN_RELEASE_AGE_UNKNOWN', '--min-release-age-unknown', (r, k) => policy.parseUnknownAge(r, k), 'upstream files with no known upload time under the cooldown: allow or deny'),
+    setting('deny', 'LARDER_DENY', '--deny', (r, k) => policy.parseRequirements(r, k), 'upstream releases hidden and refused (e.g. evilpkg,requests<2.0)'),
+    setting('allow', 'LARDER_ALLOW', '--allow', (r, k) => policy.parseRequirements(r, k), 'when set, only these upstream projects are served'),
+    setting('upstreams', 'LARDER_UPSTREAMS', '--upstreams', (r, k) => policy.parseUpstreams(r, k), 'several upstreams, in order (config file; JSON here)'),
+];

@@ -1,0 +1,45 @@
+import { LarderError } from '../base/errors.js';
+import { isDiskFull } from '../store/disk-space.js';
+/** Node refuses reason phrases outside tab, printable ASCII and latin-1; other characters become '?'. */
+export function reasonPhrase(message) {
+    return message.replace(/[^\t\x20-\x7e\xa0-\xff]/g, '?').slice(0, 1024);
+}
+/** An http-errors error (koa-body's, when a JSON body cannot be read) as a catalogued LarderError. */
+function fromKoaError(err) {
+    const status = err.status ?? err.statusCode;
+    if (typeof status !== 'number' || status < 400 || status > 499)
+        return null;
+    const message = err.expose && err.message ? err.message : status === 413 ? 'Request body too large.' : 'Request failed.';
+    const code = status === 413 ? 'request_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
+    return new LarderError(code, message);
+}
+const diskFull = () => new LarderError('disk_full', "The server's data disk is full, so larder could not store this; nothing was changed. Try again once space has been freed.");
+export function errorMiddleware(logger, storage) {
+    return async function handleErrors(ctx, next) {
+        try {
+            await next();
+        }
+        catch (caught) {
+            if (!(caught instanceof LarderError) && isDiskFull(caught))
+                storage.diskFull('upload', `${ctx.method} ${ctx.path}`, caught);
+            let err = caught instanceof LarderError ? caught : isDiskFull(caught) ? diskFull() : fromKoaError(caught);
+            err ??= new LarderError('internal', 'Internal server error; the details are in the server log.');
+            ctx.state.errorCode = err.code;
+            if (err.status >= 500) {
+                logger.error({ err: caught, code: err.code, method: ctx.method, path: ctx.path }, 'request failed');
+            }
+            if (ctx.headerSent || !ctx.writable) {
+                ctx.res.destroy();
+                return;
+            }
+            // Discard the rest of an unread request body (a refused upload) so the client gets to read the answer.
+            if (!ctx.req.readableEnded)
+                ctx.req.resume();
+            ctx.set(err.headers);
+            ctx.status = err.status;
+            ctx.message = reasonPhrase(err.message);
+            ctx.type = err.contentType ?? 'text/plain; charset=utf-8';
+            ctx.body = err.body ?? `${err.message}\n`;
+        }
+    };
+}

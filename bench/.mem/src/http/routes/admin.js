@@ -1,0 +1,54 @@
+import { bodyParser } from '../request-body.js';
+import { badRequest } from '../../base/errors.js';
+import { checkFilenameSegment, checkProjectName, checkVersionSegment } from '../../index/client-names.js';
+import { requireIdentity } from '../identity.js';
+const jsonBody = bodyParser({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '64kb' });
+function stringField(ctx, field, required) {
+    const body = (ctx.request.body ?? {});
+    const value = body[field];
+    if (value === undefined || value === null || value === '') {
+        if (required)
+            throw badRequest('missing_field', `The JSON body needs a string field "${field}".`);
+        return null;
+    }
+    if (typeof value !== 'string')
+        throw badRequest('invalid_field', `The field "${field}" must be a string.`);
+    return value;
+}
+export function registerAdminRoutes(router, deps, admin) {
+    const who = (ctx) => requireIdentity(ctx, deps.authenticator, 'manage projects');
+    // The router has decoded the segments already; each is checked before credentials or records are looked up.
+    const checks = { project: checkProjectName, version: checkVersionSegment, filename: checkFilenameSegment };
+    const p = (ctx, name) => {
+        const value = ctx.params[name] ?? '';
+        checks[name](value);
+        return value;
+    };
+    router.post('/api/projects/:project/releases/:version/yank', jsonBody, async (ctx) => {
+        const serial = admin.setYanked(p(ctx, 'project'), p(ctx, 'version'), true, stringField(ctx, 'reason', false), await who(ctx));
+        ctx.body = { yanked: true, serial };
+    });
+    router.post('/api/projects/:project/releases/:version/unyank', jsonBody, async (ctx) => {
+        const serial = admin.setYanked(p(ctx, 'project'), p(ctx, 'version'), false, null, await who(ctx));
+        ctx.body = { yanked: false, serial };
+    });
+    router.delete('/api/projects/:project', async (ctx) => {
+        const removed = admin.remove(p(ctx, 'project'), null, null, await who(ctx));
+        ctx.body = { removed: removed.map((f) => f.filename) };
+    });
+    router.delete('/api/projects/:project/releases/:version', async (ctx) => {
+        const removed = admin.remove(p(ctx, 'project'), p(ctx, 'version'), null, await who(ctx));
+        ctx.body = { removed: removed.map((f) => f.filename) };
+    });
+    router.delete('/api/projects/:project/releases/:version/files/:filename', async (ctx) => {
+        const removed = admin.remove(p(ctx, 'project'), p(ctx, 'version'), p(ctx, 'filename'), await who(ctx));
+        ctx.body = { removed: removed.map((f) => f.filename) };
+    });
+    router.post('/api/projects/:project/maintainers', jsonBody, async (ctx) => {
+        admin.addMaintainer(p(ctx, 'project'), stringField(ctx, 'user', true), await who(ctx));
+        ctx.body = { added: true };
+    });
+    router.post('/api/allowed-names', jsonBody, async (ctx) => {
+        ctx.body = { allowed: admin.allowName(stringField(ctx, 'name', true), await who(ctx)) };
+    });
+}

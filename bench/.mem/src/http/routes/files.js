@@ -1,0 +1,67 @@
+import { badRequest, notFound } from '../../base/errors.js';
+import { normalizeName } from '../../model/names.js';
+import { checkFilenameSegment, checkProjectName } from '../../index/client-names.js';
+import { sendThroughKoa } from '../answer.js';
+import { diskFileAnswer, fileHeaders } from '../file-answer.js';
+const SAFE_FILENAME = /^[^/\\\x00-\x1f\x7f]+$/;
+function splitVariant(requested) {
+    if (requested.endsWith('.metadata'))
+        return { filename: requested.slice(0, -'.metadata'.length), variant: 'metadata' };
+    if (requested.endsWith('.asc'))
+        return { filename: requested.slice(0, -'.asc'.length), variant: 'signature' };
+    return { filename: requested, variant: 'file' };
+}
+/** A file not yet on disk: the whole file as it arrives (a server may ignore Range). */
+async function sendStreamedFile(ctx, body, privateReads) {
+    // HEAD of a file whose size the page did not give joins (or starts) its download to learn the size, and
+    // lets it go on without it.
+    const head = ctx.method === 'HEAD';
+    const opened = head && body.size !== null ? null : await body.open();
+    if (head)
+        opened?.stream.destroy();
+    for (const [name, value] of fileHeaders(body, privateReads))
+        ctx.set(name, value);
+    ctx.status = 200;
+    const size = opened?.size ?? body.size;
+    if (size !== null)
+        ctx.length = size;
+    if (opened && !head)
+        ctx.body = opened.stream;
+}
+export function fileRequest(get, head, trace) {
+    return { head, ifNoneMatch: get('if-none-match'), ifRange: get('if-range'), range: get('range'), trace };
+}
+/** Where a file request names its file: the normalized project, the file and which of its variants. */
+export function fileTarget(projectSegment, filenameSegment) {
+    if (!SAFE_FILENAME.test(filenameSegment) || filenameSegment === '.' || filenameSegment === '..') {
+        throw badRequest('invalid_filename', `Invalid file name in the URL: ${JSON.stringify(filenameSegment)}.`);
+    }
+    checkProjectName(projectSegment);
+    const project = normalizeName(projectSegment);
+    const { filename, variant } = splitVariant(filenameSegment);
+    checkFilenameSegment(filename);
+    return { project, filename, variant };
+}
+export function registerFileRoutes(router, deps, smallBodies, handoff) {
+    router.get('/packages/:project/:filename', async (ctx) => {
+        const requested = ctx.params.filename;
+        const { project, filename, variant } = fileTarget(ctx.params.project, requested);
+        const handed = handoff.take(ctx.req);
+        const trace = handed?.trace ?? {};
+        const body = await (handed?.lookup ?? deps.source.openFile(project, filename, variant, trace));
+        if (trace.cache)
+            ctx.set('X-Larder-Cache', trace.cache);
+        if (trace.upstream)
+            ctx.set('X-Larder-Upstream', trace.upstream);
+        if (!body)
+            throw notFound(`No file ${requested} in project ${project}.`);
+        if (body.kind === 'stream')
+            await sendStreamedFile(ctx, body, deps.config.readAuth);
+        else
+            await sendThroughKoa(ctx, await diskFileAnswer(body, fileRequest((name) => ctx.get(name) || undefined, ctx.method === 'HEAD', trace), deps.config.readAuth, smallBodies));
+        if (trace.cache === 'hit' && ctx.method === 'GET') {
+            const bytes = ctx.length ?? 0;
+            ctx.res.once('finish', () => deps.metrics.cacheServedBytes.inc(bytes));
+        }
+    });
+}

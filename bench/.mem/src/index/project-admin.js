@@ -1,0 +1,72 @@
+import { mayOwn } from '../auth/authenticator.js';
+import { forbidden, notFound } from '../base/errors.js';
+import { normalizeName } from '../model/names.js';
+import { checkFilenameSegment, checkProjectName, checkVersionSegment } from './client-names.js';
+/** The identity the CLI acts as: an administrator on the machine that holds the data directory. */
+export const CLI_IDENTITY = { user: 'cli', admin: true, tokenProjects: null, viaToken: false };
+/** User names are at most 64 characters (`larder user add`); longer ones are never looked up. */
+const MAX_USER_NAME = 64;
+export class ProjectAdmin {
+    meta;
+    constructor(meta) {
+        this.meta = meta;
+    }
+    /** The record of a checked project name, when `who` owns it or is an administrator; `action` completes "may …" in the 403. */
+    ownedProject(name, who, action) {
+        const project = normalizeName(name);
+        const record = this.meta.getProject(project);
+        if (!record)
+            throw notFound(`No private project named ${name}.`);
+        if (mayOwn(who, project, record))
+            return record;
+        if (who.tokenProjects && !who.tokenProjects.includes(project)) {
+            throw forbidden('not_allowed', `The given token isn't allowed to manage project '${record.displayName}'.`);
+        }
+        if (record.maintainers.includes(who.user)) {
+            throw forbidden('not_owner', `The user '${who.user}' maintains project '${record.displayName}' and may upload to it; only its owners (and administrators) may ${action}.`);
+        }
+        throw forbidden('not_allowed', `The user '${who.user}' isn't allowed to manage project '${record.displayName}'.`);
+    }
+    actor(who) {
+        return who === CLI_IDENTITY ? null : who.user;
+    }
+    setYanked(name, version, yanked, reason, who) {
+        checkProjectName(name);
+        checkVersionSegment(version);
+        const record = this.ownedProject(name, who, yanked ? 'yank releases' : 'unyank releases');
+        const serial = this.meta.setYanked(record.name, version, yanked, reason, this.actor(who));
+        if (serial === null)
+            throw notFound(`Project ${record.displayName} has no release ${version}.`);
+        return serial;
+    }
+    remove(name, version, filename, who) {
+        checkProjectName(name);
+        if (version !== null)
+            checkVersionSegment(version);
+        if (filename !== null)
+            checkFilenameSegment(filename);
+        const what = filename !== null ? 'remove files' : version !== null ? 'remove releases' : 'remove the project';
+        const record = this.ownedProject(name, who, what);
+        const removed = this.meta.remove(record.name, version, filename, this.actor(who));
+        if (!removed) {
+            throw notFound(filename ? `Project ${record.displayName} has no file ${filename} in release ${version}.` : `Project ${record.displayName} has no release ${version}.`);
+        }
+        return removed;
+    }
+    addMaintainer(name, user, who) {
+        checkProjectName(name);
+        const record = this.ownedProject(name, who, 'add maintainers');
+        if (user.length > MAX_USER_NAME || !this.meta.getUser(user))
+            throw notFound(`No user named ${user}.`);
+        this.meta.addMaintainer(record.name, user, this.actor(who));
+    }
+    /** Lets a new private project take a name that exists upstream (docs/uploads.md). Administrators only. */
+    allowName(name, who) {
+        if (!who.admin)
+            throw forbidden('not_admin', 'Only an administrator may allow a name that exists upstream.');
+        checkProjectName(name);
+        const project = normalizeName(name);
+        this.meta.allowName(project, this.actor(who));
+        return project;
+    }
+}

@@ -1,0 +1,192 @@
+import { formatBytes } from '../../base/units.js';
+import { LarderError, notFound } from '../../base/errors.js';
+import { UpstreamError } from '../../upstream/client.js';
+import { contentTypeFor } from '../../model/filenames.js';
+import { strongestHash, VerificationError } from './download-verifier.js';
+import { FileDownload } from './file-download.js';
+/** `.metadata` files are a few kB; a long description takes them to a few hundred. */
+export const MAX_METADATA_BYTES = 10 * 1024 * 1024;
+/** Detached signatures are a few hundred bytes. */
+const MAX_SIGNATURE_BYTES = 1024 * 1024;
+/** How often a cached file's last access is written (for the eviction order). */
+const ACCESS_RESOLUTION_MS = 60_000;
+export const offlineNotCached = (what) => new LarderError('offline_not_cached', `larder is offline and ${what} is not cached.`);
+export class CachedFiles {
+    upstream;
+    files;
+    blobs;
+    options;
+    logger;
+    events;
+    pageOf;
+    downloads = new Map();
+    running = new Set();
+    constructor(upstream, files, blobs, options, logger, events, pageOf) {
+        this.upstream = upstream;
+        this.files = files;
+        this.blobs = blobs;
+        this.options = options;
+        this.logger = logger;
+        this.events = events;
+        this.pageOf = pageOf;
+    }
+    async openFile(name, filename, variant, trace) {
+        const id = { project: name, filename, variant };
+        const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
+        const record = this.files.get(id);
+        if (record && this.blobs.hasSync(record.sha256)) {
+            if (trace)
+                trace.cache = 'hit';
+            this.touch(id, record);
+            return { kind: 'disk', path: this.blobs.pathFor(record.sha256), size: record.size, sha256: record.sha256, etag: `"${record.sha256}"`, contentType };
+        }
+        if (this.options.offline)
+            throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
+        const file = (await this.pageOf(name))?.files.find((f) => f.filename === filename);
+        const target = file && this.target(file, variant);
+        if (!target)
+            return null;
+        if (target.expected.size !== null && target.expected.size > target.maxBytes) {
+            throw new LarderError('upstream_too_large', `The upstream lists ${filename} at ${formatBytes(target.expected.size)}, more than LARDER_MAX_FILE_SIZE (${formatBytes(target.maxBytes)}); larder does not fetch it.`);
+        }
+        if (trace)
+            trace.cache = 'miss';
+        return {
+            kind: 'stream',
+            size: target.expected.size,
+            etag: variant === 'file' && file.hashes.sha256 ? `"${file.hashes.sha256}"` : null,
+            contentType,
+            open: async () => {
+                try {
+                    return await this.follow(id, target);
+                }
+                catch (err) {
+                    throw this.downloadError(filename, err);
+                }
+            },
+        };
+    }
+    touch(id, record) {
+        const now = this.options.clock.now();
+        if (now - record.lastAccess <= ACCESS_RESOLUTION_MS)
+            return;
+        // Recency only orders evictions: losing one such write costs nothing, so it is not waited for.
+        this.files.touch(id, record, now).catch((err) => this.events.storeFailed?.('file access time', err));
+    }
+    target(file, variant) {
+        const max = this.options.maxFileSize;
+        if (variant === 'file')
+            return { url: file.sourceUrl, expected: { hash: strongestHash(file.hashes), size: file.size }, maxBytes: max };
+        if (variant === 'metadata') {
+            if (file.coreMetadata === false)
+                return null;
+            const hash = file.coreMetadata === true ? null : strongestHash(file.coreMetadata);
+            return { url: `${file.sourceUrl}.metadata`, expected: { hash, size: null }, maxBytes: Math.min(max, MAX_METADATA_BYTES) };
+        }
+        return file.hasSig ? { url: `${file.sourceUrl}.asc`, expected: { hash: null, size: null }, maxBytes: Math.min(max, MAX_SIGNATURE_BYTES) } : null;
+    }
+    /** Joins the download under way for this file when it can take another client, else starts one. */
+    async follow(id, target) {
+        const label = `${id.project}\u0000${id.filename}\u0000${id.variant}`;
+        for (let current = this.downloads.get(label); current;) {
+            // A start that failed fails everyone who waited for it, with the same answer.
+            const joined = await current;
+            if (joined.joinable)
+                return { stream: await joined.follow(), size: joined.knownSize };
+            const now = this.downloads.get(label);
+            current = now === current ? undefined : now;
+        }
+        const starting = this.start(id, target);
+        const download = starting.then((s) => s.download);
+        this.downloads.set(label, download);
+        const forget = () => {
+            if (this.downloads.get(label) === download)
+                this.downloads.delete(label);
+        };
+        download.then((d) => (d.joinable ? d.whenClosed(forget) : forget()), forget);
+        const ended = download
+            .then((d) => d.finished)
+            .then(() => undefined, () => undefined);
+        this.running.add(ended);
+        void ended.then(() => this.running.delete(ended));
+        const { download: started, first } = await starting;
+        return { stream: await first, size: started.knownSize };
+    }
+    /** Starts a download and its first client (at once, so that no byte arrives before someone takes it). */
+    async start(id, target) {
+        const { filename } = id;
+        const abort = new AbortController();
+        const res = await this.upstream.download(target.url, abort.signal);
+        if (res.status === 404 || res.status === 410) {
+            await res.body.dump().catch(() => { });
+            throw notFound(`The upstream index has no file ${filename} (it answered ${res.status}).`);
+        }
+        if (res.status !== 200) {
+            await res.body.dump().catch(() => { });
+            throw new UpstreamError(`answered ${res.status} for ${filename}`, 'status', res.status);
+        }
+        if (!target.expected.hash)
+            this.logger.warn({ filename }, 'the upstream advertises no hash for this file; only its size is checked');
+        const declared = Number(res.headers['content-length']);
+        const contentLength = Number.isSafeInteger(declared) && declared >= 0 ? declared : null;
+        const space = this.options.space;
+        const keep = await space.allows(target.expected.size ?? contentLength ?? 0);
+        if (!keep)
+            this.events.diskFull?.('file', filename, null);
+        const download = new FileDownload({
+            body: res.body,
+            abort: () => abort.abort(),
+            expected: target.expected,
+            contentLength,
+            maxBytes: target.maxBytes,
+            blobs: this.blobs,
+            keep,
+            mayWrite: (bytes) => space.claim(bytes),
+            onVerified: async ({ sha256, size }) => {
+                this.events.bytesFetched?.(size);
+                const now = this.options.clock.now();
+                try {
+                    await this.files.put(id, { sha256, size, fetchedAt: now, lastAccess: now });
+                }
+                catch (err) {
+                    // The blob stays an orphan (collected by gc); the client still gets the verified file.
+                    this.events.storeFailed?.(`record of ${filename}`, err);
+                    return;
+                }
+                await this.options.budget?.added(id, size).catch((err) => this.events.storeFailed?.('cache eviction', err));
+            },
+            onNotKept: (reason) => {
+                space.forget();
+                this.events.diskFull?.('file', filename, reason);
+            },
+        });
+        const first = download.follow();
+        download.finished.catch((err) => {
+            if (err instanceof VerificationError) {
+                this.events.hashMismatch?.(filename);
+                this.logger.warn({ filename, url: target.url, err: err.message }, 'upstream file failed verification; nothing was kept');
+            }
+            else {
+                this.logger.warn({ filename, url: target.url, err: err.message }, 'upstream download ended early; nothing was kept');
+            }
+        });
+        return { download, first };
+    }
+    /** Resolves when every download under way has ended (used by a graceful stop). */
+    async drain() {
+        while (this.running.size)
+            await Promise.all(this.running);
+    }
+    /** Bytes and files of cached upstream content (files, `.metadata`, `.asc`) recorded in the store. */
+    totals() {
+        return this.files.totals();
+    }
+    downloadError(filename, err) {
+        if (err instanceof LarderError)
+            return err;
+        if (err instanceof VerificationError) {
+            return new LarderError('upstream_hash_mismatch', `The upstream sent ${filename} with the wrong content (${err.message}); nothing was kept.`);
+        }
+        return this.upstream.failure(filename, err);
+    }
+}

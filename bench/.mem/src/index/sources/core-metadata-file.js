@@ -1,0 +1,65 @@
+/**
+ * A release's metadata read from the `.metadata` file (PEP 658) of one of its distributions, or from the
+ * METADATA inside one of its wheels that is already cached.
+ */
+import { createReadStream } from 'node:fs';
+import { text } from 'node:stream/consumers';
+import { parseCoreMetadata } from '../../upstream/json-api-from-simple.js';
+import { MAX_METADATA_BYTES } from './cached-files.js';
+/**
+ * Reads the `.metadata` file of the release's first distribution that has one, through `source`. Null
+ * (logged) when none has one, the file is too large, or it cannot be read.
+ */
+export function coreMetadataFile(source, logger) {
+    return async (name, release) => {
+        const file = release.files.find((f) => f.coreMetadata !== false);
+        if (!file)
+            return null;
+        try {
+            const body = await source.openFile(name, file.filename, 'metadata');
+            if (!body)
+                return null;
+            if (body.kind === 'disk' && body.size > MAX_METADATA_BYTES)
+                return null;
+            const stream = body.kind === 'disk' ? createReadStream(body.path) : (await body.open()).stream;
+            return parseCoreMetadata(await text(stream));
+        }
+        catch (err) {
+            logger.warn({ err: err.message, project: name, version: release.version }, 'could not read core metadata for the JSON API document');
+            return null;
+        }
+    };
+}
+/**
+ * Reads the METADATA inside the first of the release's wheels that is already cached, for upstreams that
+ * publish no `.metadata` files. It never starts a download: a wheel not on disk counts as not found.
+ */
+export function cachedWheelMetadata(source, readWheel, logger) {
+    return async (name, release) => {
+        for (const file of release.files) {
+            if (!file.filename.endsWith('.whl'))
+                continue;
+            try {
+                const body = await source.openFile(name, file.filename, 'file');
+                if (body?.kind !== 'disk')
+                    continue;
+                return parseCoreMetadata((await readWheel(body.path, file.filename)).toString('utf8'));
+            }
+            catch (err) {
+                logger.warn({ err: err.message, project: name, file: file.filename }, 'could not read the METADATA of a cached wheel');
+            }
+        }
+        return null;
+    };
+}
+/** The answer of the first lookup that finds the metadata. */
+export function firstFound(lookups) {
+    return async (name, release) => {
+        for (const lookup of lookups) {
+            const found = await lookup(name, release);
+            if (found)
+                return found;
+        }
+        return null;
+    };
+}

@@ -1,0 +1,64 @@
+/**
+ * Checks an upstream file as it streams in: never more than the advertised size nor LARDER_MAX_FILE_SIZE,
+ * and at the end exactly the advertised size and the strongest advertised hash.
+ */
+import { createHash } from 'node:crypto';
+import { formatBytes } from '../../base/units.js';
+import { UpstreamError } from '../../upstream/upstream-error.js';
+/** Hash names node:crypto can check, strongest first. */
+const VERIFIABLE = ['sha512', 'sha384', 'sha256', 'sha224', 'sha1', 'md5'];
+export function strongestHash(hashes) {
+    for (const name of VERIFIABLE) {
+        const hex = hashes[name];
+        if (hex)
+            return { name, hex: hex.toLowerCase() };
+    }
+    return null;
+}
+export class VerificationError extends Error {
+    name = 'VerificationError';
+}
+export class DownloadVerifier {
+    expected;
+    maxBytes;
+    size = 0;
+    sha256 = createHash('sha256');
+    check;
+    constructor(expected, maxBytes) {
+        this.expected = expected;
+        this.maxBytes = maxBytes;
+        this.check = expected.hash && expected.hash.name !== 'sha256' ? createHash(expected.hash.name) : null;
+    }
+    /** Refuses a size announced before the body (the page's, or Content-Length) that cannot be right. */
+    announced(size) {
+        if (size > this.maxBytes) {
+            throw new UpstreamError(`sent a file larger than LARDER_MAX_FILE_SIZE (${formatBytes(this.maxBytes)})`, 'invalid');
+        }
+        if (this.expected.size !== null && size > this.expected.size) {
+            throw new VerificationError(`announced ${size} bytes, the index advertised ${this.expected.size}`);
+        }
+    }
+    add(chunk) {
+        if (this.size + chunk.byteLength > this.maxBytes)
+            this.announced(this.size + chunk.byteLength);
+        if (this.expected.size !== null && this.size + chunk.byteLength > this.expected.size) {
+            throw new VerificationError(`received more than the advertised ${this.expected.size} bytes`);
+        }
+        this.size += chunk.byteLength;
+        this.sha256.update(chunk);
+        this.check?.update(chunk);
+    }
+    /** The sha256 of the whole file, once its size and hash are right. */
+    finish() {
+        const digest = this.sha256.digest('hex');
+        const { size, hash } = this.expected;
+        if (size !== null && this.size !== size)
+            throw new VerificationError(`received ${this.size} bytes, the index advertised ${size}`);
+        if (hash) {
+            const actual = this.check ? this.check.digest('hex') : digest;
+            if (actual !== hash.hex)
+                throw new VerificationError(`${hash.name} is ${actual}, the index advertised ${hash.hex}`);
+        }
+        return digest;
+    }
+}

@@ -1,0 +1,88 @@
+/**
+ * One upstream's part of the index: its HTTP client, `cached(upstream)` with its own cache namespace
+ * (the first upstream keeps the default one, so a single LARDER_UPSTREAM behaves as before), and the
+ * decorators that complete JSON API documents. app.ts builds one per configured upstream.
+ */
+import { join } from 'node:path';
+import { deriveJsonApi } from '../config/load.js';
+import { NamespacedCachedFiles } from '../store/namespaced-cached-files.js';
+import { readWheelMetadata } from '../upload/dist-metadata.js';
+import { UpstreamClient } from '../upstream/client.js';
+import { OriginPolicy } from '../upstream/origin-policy.js';
+import { CachedSource } from './sources/cached-source.js';
+import { cachedWheelMetadata, coreMetadataFile, firstFound } from './sources/core-metadata-file.js';
+import { JsonApiFromPages } from './sources/json-api-from-pages.js';
+import { ReleaseMetadataFiller } from './sources/release-metadata.js';
+import { UpstreamSource } from './sources/upstream-source.js';
+/** The project list is large: it gets at least this long, however short the page deadline is. */
+const ROOT_DEADLINE_MIN = 60_000;
+/** The settings as one upstream sees them: its URL, JSON API and credentials in place of the single upstream's. */
+export function configFor(config, spec, first) {
+    if (first && config.upstreams.length === 0)
+        return config;
+    return {
+        ...config,
+        upstream: spec.url,
+        upstreamJsonApi: first && config.upstreams.length === 0 ? config.upstreamJsonApi : deriveJsonApi(spec.url),
+        upstreamUsername: spec.username,
+        upstreamPassword: spec.password,
+    };
+}
+export function buildUpstreamChain(spec, upstreamConfig, first, deps) {
+    const { stores, clock, logger, metrics, space, storage } = deps;
+    const config = upstreamConfig;
+    const upstreamUrl = config.upstream;
+    const origins = new OriginPolicy(upstreamUrl, config.upstreamJsonApi, config.fileHosts);
+    const client = new UpstreamClient(config, origins, {
+        request: () => metrics.upstreamRequests.inc(),
+        failure: (kind) => {
+            metrics.upstreamErrors.inc({ kind });
+            if (kind === 'timeout')
+                metrics.upstreamTimeouts.inc();
+        },
+    });
+    const upstream = new UpstreamSource(client, {
+        indexUrl: UpstreamClient.stripCredentials(upstreamUrl),
+        jsonApiUrl: config.upstreamJsonApi,
+        deadline: config.upstreamDeadline,
+        rootDeadline: Math.max(ROOT_DEADLINE_MIN, config.upstreamDeadline),
+    });
+    const prefix = `${spec.name}/`;
+    const budget = deps.budget;
+    const namespaced = first
+        ? stores
+        : { documents: stores.upstreamDocuments(spec.name), cachedFiles: new NamespacedCachedFiles(stores.cachedFiles, spec.name) };
+    const cache = new CachedSource(upstream, namespaced, stores.blobs, {
+        pageTtl: config.pageTtl,
+        rootTtl: config.rootTtl,
+        notFoundTtl: config.notFoundTtl,
+        staleWait: Math.min(config.staleWait, config.upstreamDeadline),
+        offline: config.offline,
+        maxFileSize: config.maxFileSize,
+        cacheDir: first ? join(config.data, 'cache') : join(config.data, 'cache', 'upstreams', spec.name),
+        clock,
+        space,
+        budget: budget && !first ? { added: (id, size) => budget.added({ ...id, project: prefix + id.project }, size) } : budget,
+    }, first ? logger : logger.child({ upstream: spec.name }), {
+        hashMismatch: () => metrics.hashMismatches.inc(),
+        bytesFetched: (n) => metrics.upstreamFetchedBytes.inc(n),
+        diskFull: (what, item, err) => storage.diskFull(what, item, err),
+        storeFailed: (what, err) => storage.failed(what, err),
+    });
+    const coreMetadata = firstFound([coreMetadataFile(cache, logger), cachedWheelMetadata(cache, readWheelMetadata, logger)]);
+    const source = new ReleaseMetadataFiller(new JsonApiFromPages(cache, coreMetadata), [
+        (name, release) => cache.getReleaseMetadata(name, release.version),
+        coreMetadata,
+    ]);
+    return { name: spec.name, client, cache, source };
+}
+/** The configured upstreams: the `upstreams` list, else the one `upstream` (named after its host), else none. */
+export function upstreamSpecs(config) {
+    if (config.upstreams.length)
+        return config.upstreams;
+    if (!config.upstream)
+        return [];
+    return [
+        { name: new URL(config.upstream).hostname, url: config.upstream, projects: null, username: config.upstreamUsername, password: config.upstreamPassword },
+    ];
+}

@@ -1,0 +1,119 @@
+/**
+ * Prometheus metrics (prom-client), one registry per app: requests, cache results, the upstream,
+ * bytes served from the cache and fetched from the upstream, hash mismatches, uploads, blob store size.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+/** How long the summed store totals are reused: summing is linear in the records, scrapes come every few seconds. */
+export const TOTALS_REUSE_MS = 5_000;
+export class Metrics {
+    registry = new Registry();
+    requests = new Counter({
+        name: 'larder_http_requests_total',
+        help: 'HTTP requests by route, method and status.',
+        labelNames: ['route', 'method', 'status'],
+        registers: [this.registry],
+    });
+    requestDuration = new Histogram({
+        name: 'larder_http_request_duration_seconds',
+        help: 'Time to the response head and body being handed to the socket, by route.',
+        labelNames: ['route', 'method'],
+        buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+        registers: [this.registry],
+    });
+    cacheResults = new Counter({
+        name: 'larder_cache_results_total',
+        help: 'Proxied answers by kind (page, file, metadata) and state (hit, miss, revalidated, stale).',
+        labelNames: ['kind', 'state'],
+        registers: [this.registry],
+    });
+    upstreamRequests = new Counter({
+        name: 'larder_upstream_requests_total',
+        help: 'Requests sent to the upstream (retries included).',
+        registers: [this.registry],
+    });
+    upstreamErrors = new Counter({
+        name: 'larder_upstream_errors_total',
+        help: 'Failed upstream requests by kind (timeout, unreachable, status, invalid, refused).',
+        labelNames: ['kind'],
+        registers: [this.registry],
+    });
+    upstreamTimeouts = new Counter({ name: 'larder_upstream_timeouts_total', help: 'Upstream requests that timed out.', registers: [this.registry] });
+    cacheServedBytes = new Counter({
+        name: 'larder_cache_served_bytes_total',
+        help: 'Bytes of cached upstream files served from disk (bytes the upstream did not have to send).',
+        registers: [this.registry],
+    });
+    upstreamFetchedBytes = new Counter({
+        name: 'larder_upstream_fetched_bytes_total',
+        help: 'Bytes of verified files fetched from the upstream.',
+        registers: [this.registry],
+    });
+    hashMismatches = new Counter({
+        name: 'larder_hash_mismatches_total',
+        help: 'Upstream files refused because their hash or size did not match the index.',
+        registers: [this.registry],
+    });
+    uploads = new Counter({
+        name: 'larder_uploads_total',
+        help: 'Uploads by outcome (created, identical, refused).',
+        labelNames: ['outcome'],
+        registers: [this.registry],
+    });
+    diskFull = new Counter({
+        name: 'larder_disk_full_total',
+        help: 'Things not kept or refused because the data disk was full or below LARDER_DISK_RESERVE, by what (file, page, upload).',
+        labelNames: ['what'],
+        registers: [this.registry],
+    });
+    storeFailures = new Counter({
+        name: 'larder_store_failures_total',
+        help: 'Cache writes that failed for another reason (what they concerned was still served).',
+        registers: [this.registry],
+    });
+    evictions = new Counter({
+        name: 'larder_cache_evictions_total',
+        help: 'Cached upstream files evicted to stay under LARDER_CACHE_MAX_SIZE.',
+        registers: [this.registry],
+    });
+    constructor(totals, clock, totalsReuseMs = TOTALS_REUSE_MS) {
+        collectDefaultMetrics({ register: this.registry, prefix: 'larder_' });
+        let last = null;
+        const refresh = () => {
+            const now = clock.now();
+            if (!last || now - last.at > totalsReuseMs)
+                last = { at: now, totals: totals() };
+            return last.totals;
+        };
+        for (const [name, help, field] of [
+            ['larder_blob_store_bytes', 'Bytes in the blob store by kind (private, cached).', 'bytes'],
+            ['larder_blob_store_files', 'Files in the blob store by kind (private, cached).', 'files'],
+        ]) {
+            new Gauge({
+                name,
+                help,
+                labelNames: ['kind'],
+                registers: [this.registry],
+                collect() {
+                    const t = refresh();
+                    this.set({ kind: 'private' }, t.private[field]);
+                    this.set({ kind: 'cached' }, t.cached[field]);
+                },
+            });
+        }
+    }
+    /** Per-label children, so the hot path does not hash label objects on every request. */
+    requestChildren = new Map();
+    observeRequest(route, method, status, seconds) {
+        const key = `${route} ${method} ${status}`;
+        let child = this.requestChildren.get(key);
+        if (!child) {
+            child = { count: this.requests.labels(route, method, String(status)), duration: this.requestDuration.labels(route, method) };
+            this.requestChildren.set(key, child);
+        }
+        child.count.inc();
+        child.duration.observe(seconds);
+    }
+    cacheResult(kind, state) {
+        this.cacheResults.inc({ kind, state });
+    }
+}

@@ -1,0 +1,31 @@
+import { computeClosure } from './closure.js';
+import { fetchMissing } from './fetch.js';
+import { readInputs } from './inputs/read-inputs.js';
+import { planFiles } from './plan.js';
+import { SourceIndex } from './source-index.js';
+import { targetLabel } from './target.js';
+export const targetsOf = (set) => set.pythons.flatMap((python) => set.platforms.map((platform) => ({ python, platform })));
+const problemLine = (p) => `${p.project}${p.target ? ` [${p.target}]` : ''}: ${p.reason}`;
+export async function syncMirrorSet(set, storage, source, options) {
+    const inputs = readInputs(set.requirements, set.locks);
+    const index = new SourceIndex(source.cache, { fetchWheels: !options.dryRun, settle: () => source.cache.files.drain() });
+    const targets = targetsOf(set);
+    const closure = await computeClosure(index, inputs, { targets, sdists: set.sdists, versions: set.versions });
+    const files = planFiles(closure);
+    const problems = closure.problems.map(problemLine);
+    const outcome = { record: set, files, problems, skipped: inputs.skipped, fetched: 0, present: 0, bytes: 0 };
+    if (options.dryRun)
+        return outcome;
+    // Recorded before the downloads, so that the size bound never evicts this set's files while it fills.
+    const pinned = { ...set, files, problems, complete: false };
+    await storage.mirrorSets.put(pinned);
+    const fetched = await fetchMissing(files, source.cache, storage, { jobs: options.jobs, progress: options.progress });
+    for (const f of fetched.failures)
+        problems.push(`${f.file.project}: ${f.file.filename}${f.file.variant === 'metadata' ? '.metadata' : ''}: ${f.reason}`);
+    // Sizes the index did not list (HTML pages without PEP 700, `.metadata`) are known once the files are cached.
+    const sized = files.map((f) => f.size === null ? { ...f, size: storage.cachedFiles.get({ project: f.project, filename: f.filename, variant: f.variant })?.size ?? null } : f);
+    const record = { ...pinned, files: sized, problems, complete: problems.length === 0, lastSync: new Date(options.clock.now()).toISOString() };
+    await storage.mirrorSets.put(record);
+    return { ...outcome, files: sized, record, fetched: fetched.fetched, present: fetched.present, bytes: fetched.bytes };
+}
+export { targetLabel };

@@ -1,0 +1,54 @@
+/**
+ * A mirror target: one Python version on one wheel platform (`3.11` on `manylinux_2_17_x86_64`), and the
+ * PEP 508 marker environment such an interpreter reports.
+ */
+export const targetLabel = (t) => `${t.python}/${t.platform}`;
+/** `3.11` → [3, 11, 0]. */
+export function pythonParts(python) {
+    const m = /^(\d+)\.(\d+)(?:\.(\d+))?$/.exec(python);
+    if (!m)
+        throw new Error(`'${python}' is not a Python version such as 3.11 or 3.11.4`);
+    return [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+}
+/** The platform tag's operating system and machine, as `sys.platform`, `platform.system()` etc. report them. */
+function platformFacts(platform) {
+    const linux = /^(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)$/.exec(platform);
+    if (linux)
+        return { sys: 'linux', system: 'Linux', os: 'posix', machine: linux[1] };
+    const mac = /^macosx_\d+_\d+_(.+)$/.exec(platform);
+    if (mac) {
+        const arch = mac[1];
+        return { sys: 'darwin', system: 'Darwin', os: 'posix', machine: arch === 'arm64' ? 'arm64' : 'x86_64' };
+    }
+    if (platform === 'win_amd64')
+        return { sys: 'win32', system: 'Windows', os: 'nt', machine: 'AMD64' };
+    if (platform === 'win32')
+        return { sys: 'win32', system: 'Windows', os: 'nt', machine: 'x86' };
+    if (platform === 'win_arm64')
+        return { sys: 'win32', system: 'Windows', os: 'nt', machine: 'ARM64' };
+    throw new Error(`'${platform}' is not a wheel platform tag larder knows (manylinux_X_Y_ARCH, musllinux_X_Y_ARCH, macosx_X_Y_ARCH, win_amd64, win32, win_arm64)`);
+}
+/** Checks a target's python and platform; throws with a one-line reason. */
+export function checkTarget(t) {
+    pythonParts(t.python);
+    platformFacts(t.platform);
+}
+/** The environment markers of CPython `python` on `platform` (platform_release and platform_version are unknown: empty). */
+export function markerEnvironment(t) {
+    const [major, minor, micro] = pythonParts(t.python);
+    const facts = platformFacts(t.platform);
+    const full = `${major}.${minor}.${micro}`;
+    return {
+        python_version: `${major}.${minor}`,
+        python_full_version: full,
+        implementation_name: 'cpython',
+        implementation_version: full,
+        platform_python_implementation: 'CPython',
+        sys_platform: facts.sys,
+        platform_system: facts.system,
+        os_name: facts.os,
+        platform_machine: facts.machine,
+        platform_release: '',
+        platform_version: '',
+    };
+}

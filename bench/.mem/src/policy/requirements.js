@@ -1,0 +1,62 @@
+/**
+ * The requirement lists of LARDER_DENY and LARDER_ALLOW: PEP 508 requirements (`evilpkg`, `requests<2.0`,
+ * `urllib3>=1,<1.26.5`), whose name may also be a glob (`torch*`). Extras and markers are refused: a
+ * policy is about projects and versions, not about how they are asked for.
+ */
+import * as pep440 from '@renovatebot/pep440';
+import { normalizeName } from '../model/names.js';
+const REQUIREMENT = /^([A-Za-z0-9*?][A-Za-z0-9._*?-]*)\s*(?:\(\s*([^)]*)\)|([<>=!~][^;[]*))?$/;
+/** A name or glob as a pattern over normalized names (`*` any run, `?` one character). */
+export function namePattern(glob) {
+    const normalized = normalizeName(glob);
+    const body = normalized
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.');
+    return new RegExp(`^${body}$`);
+}
+export function parseRequirement(text) {
+    const trimmed = text.trim();
+    const match = REQUIREMENT.exec(trimmed);
+    const specifier = (match?.[2] ?? match?.[3] ?? '').trim() || null;
+    if (!match || (specifier !== null && !pep440.validRange(specifier))) {
+        throw new Error(`'${trimmed}' is not a requirement such as evilpkg or requests<2.0`);
+    }
+    return { text: trimmed, name: namePattern(match[1]), specifier };
+}
+/**
+ * A comma-separated list (or an array) of requirements. A comma also separates the clauses of one
+ * specifier set, so a piece that starts with an operator continues the requirement before it.
+ */
+export function parseRequirementList(raw) {
+    const pieces = typeof raw === 'string' ? raw.split(',') : raw.flatMap((item) => item.split(','));
+    const joined = [];
+    for (const piece of pieces.map((p) => p.trim()).filter(Boolean)) {
+        if (/^[<>=!~]/.test(piece) && joined.length)
+            joined[joined.length - 1] += `,${piece}`;
+        else
+            joined.push(piece);
+    }
+    return joined.map(parseRequirement);
+}
+/** Whether the requirement names the project at all (whatever the version). */
+export function namesProject(req, project) {
+    return req.name.test(project);
+}
+/** Whether the requirement covers every release of the project (no specifier). */
+export function coversProject(req, project) {
+    return req.specifier === null && req.name.test(project);
+}
+/**
+ * Whether the release `version` of `project` matches. Pre-releases match a specifier that admits them;
+ * a version that is not PEP 440 matches only a requirement without a specifier.
+ */
+export function matchesRelease(req, project, version) {
+    if (!req.name.test(project))
+        return false;
+    if (req.specifier === null)
+        return true;
+    if (version === null || pep440.valid(version) === null)
+        return false;
+    return pep440.satisfies(version, req.specifier, { prereleases: true });
+}

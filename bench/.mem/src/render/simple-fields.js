@@ -1,0 +1,34 @@
+import { compareVersions } from '../model/versions.js';
+import { compareCodePoints } from './json-wire.js';
+import { indexHashes } from './hashes.js';
+/** Files ordered as PyPI orders them: by version (PEP 440), then filename. */
+export function sortedFiles(files) {
+    // Versions are compared once per distinct pair, not once per file comparison (parsing dominates).
+    const versions = [...new Set(files.map((f) => f.version ?? ''))].sort(compareVersions);
+    const rank = new Map(versions.map((v, i) => [v, i]));
+    return [...files].sort((a, b) => rank.get(a.version ?? '') - rank.get(b.version ?? '') || compareCodePoints(a.filename, b.filename));
+}
+/** The page's project status; a page without one is active (PyPI always states it). */
+export function projectStatus(page) {
+    const status = page.status?.status ?? 'active';
+    const reason = page.status?.reason;
+    return reason ? { status, reason } : { status };
+}
+/** `requires-python`: "" (old uploads) means none. */
+export function requiresPython(file) {
+    return file.requiresPython ? file.requiresPython : null;
+}
+/** Yanked reason for display: null when not yanked, "" when yanked without a reason. */
+export function yankedReason(file) {
+    return file.yanked ? (file.yankedReason ?? '') : null;
+}
+/**
+ * The `.metadata` file's publishable hashes, `true` when it exists with no hash a client can check,
+ * `false` when there is none.
+ */
+export function coreMetadata(file) {
+    if (file.coreMetadata === false || file.coreMetadata === true)
+        return file.coreMetadata;
+    const hashes = indexHashes(file.coreMetadata);
+    return Object.keys(hashes).length > 0 ? hashes : true;
+}

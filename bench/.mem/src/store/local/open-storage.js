@@ -1,0 +1,24 @@
+/**
+ * The storage of one node: LMDB under data/meta for the records, the filesystem under data/blobs for the
+ * bytes. (Other backends get a folder of their own beside lmdb/ and fs/, and an opener like this one.)
+ */
+import { FileBlobStore } from '../fs/file-blob-store.js';
+import { openEnvironment } from '../lmdb/environment.js';
+import { LmdbCachedFileIndex } from '../lmdb/lmdb-cached-file-index.js';
+import { LmdbDocumentStore } from '../lmdb/lmdb-document-store.js';
+import { LmdbIndexStore } from '../lmdb/lmdb-index-store.js';
+import { LmdbPolicyStore } from '../lmdb/lmdb-policy-store.js';
+import { LmdbMirrorSetStore } from '../lmdb/lmdb-mirror-set-store.js';
+export function openStorage(dataDir) {
+    const root = openEnvironment(dataDir);
+    return {
+        index: new LmdbIndexStore(root),
+        documents: new LmdbDocumentStore(root),
+        cachedFiles: new LmdbCachedFileIndex(root),
+        blobs: new FileBlobStore(dataDir),
+        policy: new LmdbPolicyStore(root),
+        upstreamDocuments: (name) => new LmdbDocumentStore(root, `upstream-docs@${name}`),
+        mirrorSets: new LmdbMirrorSetStore(root),
+        close: () => root.close(),
+    };
+}

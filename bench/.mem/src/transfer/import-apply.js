@@ -1,0 +1,184 @@
+import { decodeRecord } from './archive-format.js';
+import { allowedOf, cachedFileIdOf, deletedOf, documentIdOf } from './archive-records.js';
+import { readLinesSync } from './files.js';
+import { isSha } from './import-verify.js';
+const zeroCounts = () => ({
+    projectsAdded: 0,
+    releasesAdded: 0,
+    filesAdded: 0,
+    filesIdentical: 0,
+    conflicts: 0,
+    filesReserved: 0,
+    missingBlob: 0,
+    reservationsAdded: 0,
+    allowedNamesAdded: 0,
+    usersAdded: 0,
+    tokensAdded: 0,
+    cacheDocsAdded: 0,
+    cacheFilesAdded: 0,
+});
+/** One pass over the staged records: with `write`, blobs are checked again right before a record needing them is written. */
+class ImportPass {
+    staged;
+    blobs;
+    write;
+    report;
+    counts = zeroCounts();
+    /** Blobs the changes need (noted when planning). */
+    neededBlobs = new Set();
+    constructor(staged, blobs, write, report) {
+        this.staged = staged;
+        this.blobs = blobs;
+        this.write = write;
+        this.report = report;
+    }
+    *each(name) {
+        const path = this.staged.records.get(name);
+        if (!path)
+            return;
+        for (const line of readLinesSync(path))
+            yield decodeRecord(line);
+    }
+    /** Are the blobs there (write), or note them as needed (plan)? */
+    blobsReady(shas) {
+        if (!this.write) {
+            for (const s of shas)
+                this.neededBlobs.add(s);
+            return true;
+        }
+        return shas.every((s) => this.blobs.hasSync(s));
+    }
+    /** The private records: `target` is null when only planning. */
+    private(index, target) {
+        const { counts, report } = this;
+        const created = new Set();
+        const addedUsers = new Set();
+        for (const { value } of this.each('projects')) {
+            const project = value;
+            if (index.getProject(project.name))
+                continue;
+            counts.projectsAdded++;
+            created.add(project.name);
+            target?.addProject(project);
+        }
+        for (const { value } of this.each('releases')) {
+            const release = value;
+            if (index.getRelease(release.project, release.version) !== undefined)
+                continue;
+            counts.releasesAdded++;
+            target?.addRelease(release);
+        }
+        for (const { key, value } of this.each('deleted-files')) {
+            const deleted = deletedOf(key, value);
+            if (index.isFilenameDeleted(deleted.project, deleted.filename) || index.getFile(deleted.project, deleted.filename))
+                continue;
+            counts.reservationsAdded++;
+            target?.reserveFilename(deleted);
+        }
+        for (const { value } of this.each('files')) {
+            const file = value;
+            const { project, filename } = file;
+            const existing = index.getFile(project, filename);
+            if (existing) {
+                if (existing.sha256 === file.sha256) {
+                    counts.filesIdentical++;
+                }
+                else {
+                    counts.conflicts++;
+                    report(`conflict: ${project}/${filename} exists here with other bytes; kept the local file`);
+                }
+                continue;
+            }
+            if (index.isFilenameDeleted(project, filename)) {
+                counts.filesReserved++;
+                report(`skipped: ${project}/${filename} was removed here and its name stays reserved`);
+                continue;
+            }
+            if (!index.getProject(project) && !created.has(project))
+                continue; // cannot happen: verifyRecords saw the project
+            const shas = [file.sha256, file.metadataSha256, file.signatureSha256].filter((s) => isSha(s));
+            if (!this.blobsReady(shas)) {
+                counts.missingBlob++;
+                report(`skipped: ${project}/${filename}: its blob vanished from this store during the import`);
+                continue;
+            }
+            counts.filesAdded++;
+            target?.addFile(file);
+        }
+        for (const { key, value } of this.each('allowed-names')) {
+            const allowed = allowedOf(key, value);
+            if (index.isNameAllowed(allowed.name))
+                continue;
+            counts.allowedNamesAdded++;
+            target?.putAllowedName(allowed);
+        }
+        for (const { value } of this.each('users')) {
+            const user = value;
+            const local = index.getUser(user.name);
+            if (local) {
+                if (local.passwordHash !== user.passwordHash || local.admin !== user.admin)
+                    report(`skipped: user ${user.name} exists here; kept the local user`);
+                continue;
+            }
+            counts.usersAdded++;
+            addedUsers.add(user.name);
+            target?.putUser(user);
+        }
+        for (const { value } of this.each('tokens')) {
+            const token = value;
+            if (index.getTokenByHash(token.hash))
+                continue;
+            if (!index.getUser(token.user) && !addedUsers.has(token.user))
+                continue;
+            counts.tokensAdded++;
+            target?.putToken(token);
+        }
+    }
+    /** The cached upstream records; returns the writes under way. */
+    cache({ documents, cachedFiles }) {
+        const { counts } = this;
+        const writes = [];
+        for (const { key, value } of this.each('upstream-docs')) {
+            const id = documentIdOf(key);
+            const entry = value;
+            const local = documents.get(id);
+            if (local && local.fetchedAt >= entry.fetchedAt)
+                continue;
+            counts.cacheDocsAdded++;
+            if (this.write)
+                writes.push(documents.put(id, entry));
+        }
+        for (const { key, value } of this.each('upstream-files')) {
+            const id = cachedFileIdOf(key);
+            const record = value;
+            const local = cachedFiles.get(id);
+            if (local && local.fetchedAt >= record.fetchedAt && this.blobs.hasSync(local.sha256))
+                continue;
+            if (!this.blobsReady([record.sha256])) {
+                counts.missingBlob++;
+                continue;
+            }
+            counts.cacheFilesAdded++;
+            if (this.write)
+                writes.push(cachedFiles.put(id, record));
+        }
+        return writes;
+    }
+}
+/** Decides every change without making any: what would be added, and the blobs that needs. */
+export function planImport(storage, staged, report) {
+    const pass = new ImportPass(staged, storage.blobs, false, report);
+    pass.private(storage.index, null);
+    pass.cache(storage);
+    return { counts: pass.counts, neededBlobs: pass.neededBlobs };
+}
+/**
+ * Makes every change, once the needed blobs are committed: the private records in one transaction of the
+ * index store, then the cache entries.
+ */
+export async function applyImport(storage, staged, report) {
+    const pass = new ImportPass(staged, storage.blobs, true, report);
+    storage.index.importRecords((target) => pass.private(target, target));
+    await Promise.all(pass.cache(storage));
+    return pass.counts;
+}

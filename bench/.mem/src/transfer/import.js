@@ -1,0 +1,93 @@
+/**
+ * `larder import`: adds what an export archive holds to this data directory (also while the server runs).
+ *
+ * Pass 1 streams through the archive once: blobs this store lacks are staged under tmp/import-*, records
+ * are staged as files, and every entry is hashed. Since the manifest comes last, nothing is decided before
+ * the whole archive is read: then every entry is compared with the manifest (missing, extra, size, sha256),
+ * blob entries with their names, and every record is parsed and its blob references checked. Any
+ * disagreement refuses the whole import with one line naming the entry, and nothing is kept.
+ *
+ * Pass 2 (import-apply.ts) plans, commits the needed blobs (blob before record), then applies the private
+ * records in ONE transaction of the index store, then the cache entries; all through the storage
+ * interfaces, so it works for any backend.
+ */
+import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { mkdir, rm, utimes } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { applyImport, planImport } from './import-apply.js';
+import { stage } from './import-stage.js';
+import { ImportRefused, verifyManifest, verifyRecords } from './import-verify.js';
+export { ImportRefused } from './import-verify.js';
+export async function importArchive(params) {
+    const { storage, progress } = params;
+    const { blobs } = storage;
+    const report = params.report ?? (() => { });
+    const file = resolve(params.file);
+    const info = statSync(file, { throwIfNoEntry: false });
+    if (!info?.isFile())
+        throw new ImportRefused(`${params.file} is not a file`);
+    progress?.setTotals({ bytes: info.size });
+    await blobs.init();
+    const stagingDir = join(blobs.tmpDir, `import-${process.pid}-${randomBytes(6).toString('hex')}`);
+    await mkdir(stagingDir, { recursive: true });
+    try {
+        // Pass 1: read and verify everything; nothing outside the staging directory is touched.
+        const staged = await stage(file, blobs, stagingDir, progress);
+        verifyManifest(staged);
+        verifyRecords(staged);
+        // Pass 2: plan, then blobs before records, then one transaction.
+        const plan = planImport(storage, staged, params.dryRun ? report : () => { });
+        let blobsWritten = 0;
+        let blobBytesWritten = 0;
+        let counts = plan.counts;
+        if (!params.dryRun) {
+            const now = new Date();
+            for (const sha of plan.neededBlobs) {
+                const stagedPath = staged.blobs.get(sha);
+                if (stagedPath) {
+                    const size = statSync(stagedPath).size;
+                    await utimes(stagedPath, now, now); // young, so garbage collection leaves it until its record exists
+                    await blobs.commit(stagedPath, sha);
+                    blobsWritten++;
+                    blobBytesWritten += size;
+                }
+                else {
+                    await utimes(blobs.pathFor(sha), now, now).catch(() => { });
+                }
+            }
+            counts = await applyImport(storage, staged, report);
+        }
+        else {
+            for (const sha of plan.neededBlobs) {
+                const stagedPath = staged.blobs.get(sha);
+                if (stagedPath) {
+                    blobsWritten++;
+                    blobBytesWritten += statSync(stagedPath).size;
+                }
+            }
+        }
+        const newRecords = counts.projectsAdded +
+            counts.releasesAdded +
+            counts.filesAdded +
+            counts.reservationsAdded +
+            counts.allowedNamesAdded +
+            counts.usersAdded +
+            counts.tokensAdded +
+            counts.cacheDocsAdded +
+            counts.cacheFilesAdded;
+        progress?.done(params.dryRun ? 'verified' : 'imported');
+        return {
+            header: staged.header,
+            entries: staged.found.length + 1,
+            archiveBytes: info.size,
+            ...counts,
+            blobsWritten,
+            blobBytesWritten,
+            newRecords,
+        };
+    }
+    finally {
+        await rm(stagingDir, { recursive: true, force: true });
+    }
+}

@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import { mayWrite } from '../auth/authenticator.js';
+import { badRequest, conflict, forbidden, LarderError } from '../base/errors.js';
+import { normalizeVersion } from '../model/versions.js';
+import { checkSdist, readWheelMetadata } from './dist-metadata.js';
+import { KeyedLock } from './keyed-lock.js';
+import { UploadBlobs } from './upload-blobs.js';
+import { checkWheelIdentity } from './wheel-identity.js';
+const alreadyExists = (file) => conflict('file_exists', `File already exists ('${file.filename}', with blake2_256 hash '${file.blake2b_256}'). Upload it under a new version.`);
+const filenameReused = () => badRequest('filename_reused', 'This filename was previously used by a file that has since been deleted. Use a different version.');
+export class Publisher {
+    storage;
+    upstreamNames;
+    mergeAllowList;
+    clock;
+    /** Publishes of one project run one at a time, so that check-then-commit cannot race inside this process. */
+    projectLock = new KeyedLock();
+    meta;
+    constructor(storage, upstreamNames, 
+    /** Names configured to merge with the upstream project: creating them privately is the point. */
+    mergeAllowList, clock) {
+        this.storage = storage;
+        this.upstreamNames = upstreamNames;
+        this.mergeAllowList = mergeAllowList;
+        this.clock = clock;
+        this.meta = storage.index;
+    }
+    async checkPermission(upload, who) {
+        const record = this.meta.getProject(upload.project);
+        if (!mayWrite(who, upload.project, record)) {
+            throw forbidden('not_allowed', who.tokenProjects
+                ? `The given token isn't allowed to upload to project '${record?.displayName ?? upload.name}'.`
+                : `The user '${who.user}' isn't allowed to upload to project '${record?.displayName ?? upload.name}'.`);
+        }
+        if (record || !this.upstreamNames || this.meta.isNameAllowed(upload.project) || this.mergeAllowList.has(upload.project))
+            return;
+        if (await this.upstreamNames.exists(upload.project)) {
+            throw conflict('name_exists_upstream', `The name '${upload.name}' conflicts with an existing project on the upstream index. ` +
+                `An administrator can allow it with 'larder project allow-name ${upload.project}' or POST /api/allowed-names.`);
+        }
+    }
+    async publish(upload, who) {
+        return this.projectLock.run(upload.project, () => this.publishNow(upload, who));
+    }
+    async publishNow(upload, who) {
+        await this.checkPermission(upload, who);
+        const { content } = upload;
+        const existing = this.meta.getFile(upload.project, upload.filename);
+        if (existing) {
+            if (existing.sha256 === content.sha256)
+                return 'identical';
+            throw alreadyExists(existing);
+        }
+        if (this.meta.isFilenameDeleted(upload.project, upload.filename))
+            throw filenameReused();
+        const metadata = await this.inspectArchive(upload);
+        const committed = new UploadBlobs(this.storage.blobs, this.meta, this.storage.cachedFiles);
+        let result;
+        try {
+            let metadataSha256 = null;
+            if (metadata) {
+                metadataSha256 = createHash('sha256').update(metadata).digest('hex');
+                await committed.writeBuffer(metadata, metadataSha256);
+            }
+            if (upload.signature)
+                await committed.commit(upload.signature.path, upload.signature.sha256);
+            await committed.commit(content.path, content.sha256);
+            result = this.meta.publishFile(this.publishInput(upload, who, metadataSha256));
+        }
+        catch (err) {
+            await committed.takeBack();
+            throw err;
+        }
+        if (result.outcome !== 'created')
+            await committed.takeBack();
+        switch (result.outcome) {
+            case 'created':
+                return 'created';
+            case 'identical':
+                return 'identical';
+            case 'conflict':
+                throw alreadyExists(result.existing);
+            case 'reused-filename':
+                throw filenameReused();
+            default:
+                throw new LarderError('internal', 'Unexpected publish result.');
+        }
+    }
+    /** A wheel's METADATA (checked against the filename), or null for a sound sdist; a 400 otherwise. */
+    async inspectArchive(upload) {
+        if (upload.filetype !== 'bdist_wheel') {
+            await checkSdist(upload.content.path, upload.filename);
+            return null;
+        }
+        const metadata = await readWheelMetadata(upload.content.path, upload.filename);
+        checkWheelIdentity(metadata, upload);
+        return metadata;
+    }
+    publishInput(upload, who, metadataSha256) {
+        const { content } = upload;
+        // Releases are keyed by the normalized version (`1.0RC1` is release `1.0rc1`), as on PyPI.
+        const version = normalizeVersion(upload.version);
+        return {
+            project: { name: upload.project, displayName: upload.name, serialBase: this.upstreamNames?.knownSerial(upload.project) ?? 0 },
+            release: { version, metadata: { ...upload.metadata, version } },
+            user: who.user,
+            file: {
+                project: upload.project,
+                version,
+                filename: upload.filename,
+                packagetype: upload.filetype,
+                pyversion: upload.pyversion,
+                size: content.size,
+                sha256: content.sha256,
+                md5: content.md5,
+                blake2b_256: content.blake2b_256,
+                uploadTime: new Date(this.clock.now()).toISOString(),
+                requiresPython: upload.requiresPython,
+                comment: upload.comment,
+                metadataSha256,
+                signatureSha256: upload.signature ? upload.signature.sha256 : null,
+                uploader: who.user,
+            },
+        };
+    }
+}

@@ -1,0 +1,79 @@
+import { bodyParser } from '../http/request-body.js';
+import { LarderError, forbidden } from '../base/errors.js';
+import { checkProjectName, checkVersionSegment } from '../index/client-names.js';
+import { normalizeName } from '../model/names.js';
+import { sendPage } from './page-response.js';
+import { ANONYMOUS } from './render/layout.js';
+import { renderLogin } from './render/login.js';
+import { SESSION_LIFETIME_MS } from './session.js';
+import { localPath, sessionCookie, whoIsLooking } from './viewer.js';
+const formBody = bodyParser({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
+function field(ctx, name) {
+    const value = ctx.request.body?.[name];
+    return typeof value === 'string' ? value : '';
+}
+const forged = () => forbidden('invalid_form_token', "This form was not sent from this site's own page, or the login behind it has ended; reload the page and try again.");
+export function registerAccountRoutes(router, web) {
+    const { http } = web.deps;
+    const { config } = http;
+    const secure = (ctx) => ctx.protocol === 'https' || (config.publicUrl?.startsWith('https:') ?? false);
+    router.get('/account/login/', async (ctx) => {
+        const next = localPath(ctx.query.next);
+        sendPage(ctx, renderLogin(next, null, ANONYMOUS, config.readAuth));
+    });
+    router.get('/account/login', (ctx) => {
+        ctx.status = 301;
+        ctx.redirect(`/account/login/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+    });
+    router.post('/account/login/', formBody, async (ctx) => {
+        const next = localPath(field(ctx, 'next'));
+        const user = field(ctx, 'username').slice(0, 64);
+        const password = field(ctx, 'password').slice(0, 1024);
+        let identity = null;
+        try {
+            if (user && password)
+                identity = await http.authenticator.authenticate({ kind: 'password', user, password }, ctx.ip);
+        }
+        catch (err) {
+            // Too many failed logins (429) or too many password checks queued (503): the form shows why.
+            if (!(err instanceof LarderError) || err.status < 429)
+                throw err;
+            ctx.set(err.headers);
+            return sendPage(ctx, renderLogin(next, err.message, ANONYMOUS, config.readAuth), err.status);
+        }
+        const cookie = identity && !identity.viaToken ? web.signer.issue(identity.user) : null;
+        if (!cookie)
+            return sendPage(ctx, renderLogin(next, 'Wrong user name or password.', ANONYMOUS, config.readAuth), 403);
+        ctx.append('Set-Cookie', sessionCookie(cookie, SESSION_LIFETIME_MS, secure(ctx)));
+        ctx.set('Cache-Control', 'no-store');
+        ctx.status = 303;
+        ctx.redirect(next);
+    });
+    /** The session of a POSTed form, when its form token is right; else 403. */
+    const checkedSession = async (ctx) => {
+        const { session } = await whoIsLooking(ctx, web.signer, http.authenticator);
+        if (!session || !web.signer.checkFormToken(session, field(ctx, 'csrf')))
+            throw forged();
+        return session;
+    };
+    router.post('/account/logout/', formBody, async (ctx) => {
+        web.signer.end(await checkedSession(ctx));
+        ctx.append('Set-Cookie', sessionCookie('', 0, secure(ctx)));
+        ctx.set('Cache-Control', 'no-store');
+        ctx.status = 303;
+        ctx.redirect('/');
+    });
+    const setYanked = (yanked) => async (ctx) => {
+        const project = ctx.params.project;
+        const version = ctx.params.version;
+        checkProjectName(project);
+        checkVersionSegment(version);
+        const session = await checkedSession(ctx);
+        const reason = yanked ? field(ctx, 'reason').trim().slice(0, 500) || null : null;
+        web.deps.admin.setYanked(project, version, yanked, reason, session.identity);
+        ctx.status = 303;
+        ctx.redirect(`/project/${encodeURIComponent(normalizeName(project))}/${encodeURIComponent(version)}/?done=${yanked ? 'yanked' : 'unyanked'}`);
+    };
+    router.post('/project/:project/:version/yank', formBody, setYanked(true));
+    router.post('/project/:project/:version/unyank', formBody, setYanked(false));
+}

@@ -1,0 +1,57 @@
+import { lazyRequire } from '../base/lazy-require.js';
+import { escapeHtml } from '../render/html-escape.js';
+// Loaded on the first description shown: most servers never render one, and both weigh on memory.
+const markdownIt = () => lazyRequire('markdown-it');
+const sanitizer = () => lazyRequire('sanitize-html');
+/** sanitize-html's default tags, less `style`, plus what READMEs use. */
+const EXTRA_TAGS = ['img', 'del', 'ins', 'details', 'summary', 'input'];
+export const SANITIZE_OPTIONS = {
+    allowedAttributes: {
+        a: ['href', 'title', 'id', 'name', 'rel'],
+        img: ['src', 'alt', 'title', 'width', 'height'],
+        code: ['class'],
+        pre: ['class'],
+        th: ['align', 'colspan', 'rowspan'],
+        td: ['align', 'colspan', 'rowspan'],
+        ol: ['start'],
+        h1: ['id'],
+        h2: ['id'],
+        h3: ['id'],
+        h4: ['id'],
+        input: ['type', 'checked', 'disabled'],
+    },
+    allowedClasses: { code: [/^language-[\w-]+$/], pre: [/^language-[\w-]+$/] },
+    allowedSchemes: ['http', 'https', 'mailto'],
+    allowedSchemesByTag: { img: ['http', 'https', 'data'] },
+    allowedSchemesAppliedToAttributes: ['href', 'src', 'cite'],
+    allowProtocolRelative: false,
+    disallowedTagsMode: 'discard',
+    exclusiveFilter: (frame) => frame.tag === 'input' && frame.attribs.type !== 'checkbox',
+    transformTags: {
+        a: (tagName, attribs) => ({ tagName, attribs: { ...attribs, rel: 'nofollow noopener noreferrer' } }),
+        input: (tagName, attribs) => ({ tagName, attribs: { ...attribs, disabled: '' } }),
+    },
+};
+/** Turns a content type as uploads send it (`text/markdown; charset=UTF-8; variant=GFM`) into its kind. */
+export function descriptionKind(contentType) {
+    const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+    return type === 'text/markdown' ? 'markdown' : 'text';
+}
+export class DescriptionRenderer {
+    markdown = null;
+    /** Sanitized HTML for a description; '' when there is none. */
+    render(description, contentType) {
+        if (!description?.trim())
+            return '';
+        if (descriptionKind(contentType) === 'markdown') {
+            this.markdown ??= new (markdownIt())({ html: true, linkify: true, typographer: false });
+            return sanitize(this.markdown.render(description));
+        }
+        return `<pre class="description-text">${escapeHtml(description)}</pre>`;
+    }
+}
+export function sanitize(html) {
+    const sanitizeHtml = sanitizer();
+    const allowedTags = [...sanitizeHtml.defaults.allowedTags.filter((tag) => tag !== 'style'), ...EXTRA_TAGS];
+    return sanitizeHtml(html, { ...SANITIZE_OPTIONS, allowedTags });
+}

@@ -1,0 +1,88 @@
+import { checkProjectName, checkVersionSegment } from '../index/client-names.js';
+import { normalizeName } from '../model/names.js';
+import { baseUrl } from '../http/respond.js';
+import { privateFileTotals } from '../index/stats.js';
+import { UpstreamClient } from '../upstream/client.js';
+import { normalizeQuery } from './name-list.js';
+import { sendPage } from './page-response.js';
+import { renderHelp } from './render/help.js';
+import { renderHome } from './render/home.js';
+import { renderMissingProject, renderProject } from './render/project.js';
+import { PAGE_SIZE, renderSearch } from './render/search.js';
+import { installSnippets } from './render/snippets.js';
+/** Result pages beyond this are not offered (as on pypi.org, which stops at 500). */
+const MAX_PAGE = 500;
+const NOTICES = { yanked: 'The release was yanked.', unyanked: 'The release was unyanked.' };
+function redirect(ctx, path) {
+    ctx.status = 301;
+    ctx.redirect(path + (ctx.querystring ? `?${ctx.querystring}` : ''));
+}
+export function registerPageRoutes(router, web) {
+    const { http } = web.deps;
+    const { config } = http;
+    const target = (ctx) => ({ base: baseUrl(ctx, config).replace(/\/+$/, ''), readAuth: config.readAuth });
+    const upstream = config.upstream ? UpstreamClient.stripCredentials(config.upstream) : null;
+    router.get('/', async (ctx) => {
+        const looker = await web.look(ctx);
+        if (!looker)
+            return;
+        const list = upstream ? web.deps.documents.getRootList() : undefined;
+        const summary = {
+            privateProjects: http.meta.projectCount(),
+            privateFiles: privateFileTotals(http.meta),
+            cachedProjects: upstream ? web.search.cachedProjects() : 0,
+            upstream,
+            offline: config.offline,
+            upstreamList: list ? { fetchedAt: list.fetchedAt, count: list.count } : null,
+        };
+        // People search next: the upstream list's search structure (about a second for 600,000 names) is built meanwhile.
+        web.search.warm();
+        sendPage(ctx, renderHome(summary, target(ctx), looker.viewer));
+    });
+    router.get('/help', (ctx) => redirect(ctx, '/help/'));
+    router.get('/help/', async (ctx) => {
+        const looker = await web.look(ctx);
+        if (!looker)
+            return;
+        sendPage(ctx, renderHelp(target(ctx), { maxUploadSize: config.maxUploadSize, upstream, offline: config.offline }, looker.viewer));
+    });
+    router.get('/search', (ctx) => redirect(ctx, '/search/'));
+    router.get('/search/', async (ctx) => {
+        const looker = await web.look(ctx);
+        if (!looker)
+            return;
+        const raw = typeof ctx.query.q === 'string' ? ctx.query.q.slice(0, 200) : '';
+        const query = normalizeQuery(raw);
+        const pageNumber = Math.min(MAX_PAGE, Math.max(1, Number.parseInt(String(ctx.query.page ?? '1'), 10) || 1));
+        const result = query ? await web.search.search(query, (pageNumber - 1) * PAGE_SIZE, PAGE_SIZE) : null;
+        sendPage(ctx, renderSearch(raw, query, pageNumber, result, looker.viewer));
+    });
+    const projectPage = async (ctx) => {
+        const requested = ctx.params.project;
+        const version = ctx.params.version ?? null;
+        checkProjectName(requested);
+        if (version !== null)
+            checkVersionSegment(version);
+        const name = normalizeName(requested);
+        const versionPart = version === null ? '' : `${encodeURIComponent(version)}/`;
+        if (name !== requested || !ctx.path.endsWith('/'))
+            return redirect(ctx, `/project/${encodeURIComponent(name)}/${versionPart}`);
+        const looker = await web.look(ctx);
+        if (!looker)
+            return;
+        const found = await web.views.lookup(name, version, looker.session?.identity ?? null);
+        if (found.found === 'none')
+            return sendPage(ctx, renderMissingProject(version === null ? name : `${name} ${version}`, looker.viewer), 404);
+        if (found.found === 'other-spelling')
+            return redirect(ctx, `/project/${encodeURIComponent(name)}/${encodeURIComponent(found.version)}/`);
+        const { view } = found;
+        const pip = installSnippets(target(ctx))[0].text.replace(/ PROJECT$/, '');
+        const pin = view.latest ? view.displayName : `${view.displayName}==${view.release.version}`;
+        const notice = typeof ctx.query.done === 'string' ? (NOTICES[ctx.query.done] ?? null) : null;
+        sendPage(ctx, renderProject({ ...view, installLine: `${pip} ${pin}`, notice }, looker.viewer));
+    };
+    router.get('/project/:project', projectPage);
+    router.get('/project/:project/', projectPage);
+    router.get('/project/:project/:version', projectPage);
+    router.get('/project/:project/:version/', projectPage);
+}

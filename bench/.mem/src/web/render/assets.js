@@ -1,0 +1,85 @@
+/**
+ * The one stylesheet and the small script of the web pages, served by larder itself (no fonts or CDNs: the
+ * site may be air-gapped). The script only adds copy buttons; every page works without it.
+ */
+import { createHash } from 'node:crypto';
+export const STYLESHEET = `:root{--fg:#1d1d1f;--muted:#57575c;--bg:#fff;--panel:#f4f5f7;--line:#d6d8dc;--accent:#0b5cad;--warn:#8a4b00;--warnbg:#fff4e0;--ok:#136c2e}
+*{box-sizing:border-box}
+html{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg)}
+body{margin:0;display:flex;flex-direction:column;min-height:100vh}
+a{color:var(--accent)}
+a:focus-visible,button:focus-visible,input:focus-visible,summary:focus-visible{outline:3px solid #f5a623;outline-offset:2px}
+.skip{position:absolute;left:-999px;top:0;background:var(--bg);padding:.5rem}
+.skip:focus{left:.5rem;z-index:9}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+header.site{background:#17324d;color:#fff}
+header.site a{color:#fff}
+.bar{max-width:64rem;margin:0 auto;padding:.6rem 1rem;display:flex;flex-wrap:wrap;gap:.6rem 1rem;align-items:center}
+.brand{font-weight:700;font-size:1.25rem;text-decoration:none}
+form.search{display:flex;flex:1 1 16rem;gap:.4rem}
+form.search input{flex:1;min-width:0}
+nav{display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
+input,button,textarea{font:inherit;padding:.35rem .6rem;border:1px solid var(--line);border-radius:4px}
+button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:pointer}
+button.link{background:none;border:0;color:inherit;text-decoration:underline;padding:0}
+button.secondary{background:var(--panel);color:var(--fg);border-color:var(--line)}
+form.inline{display:inline}
+main{flex:1;width:100%;max-width:64rem;margin:0 auto;padding:1rem}
+main:focus{outline:none}
+footer.site{border-top:1px solid var(--line);color:var(--muted);font-size:.875rem}
+footer.site p{max-width:64rem;margin:0 auto;padding:.8rem 1rem}
+h1{font-size:1.75rem;margin:.4rem 0;word-break:break-word}
+h2{font-size:1.25rem;margin:1.5rem 0 .5rem}
+.muted{color:var(--muted)}
+.badge{display:inline-block;font-size:.75rem;padding:0 .4rem;border-radius:3px;border:1px solid var(--line);background:var(--panel);vertical-align:middle}
+.badge.yanked{background:var(--warnbg);border-color:#e0b070;color:var(--warn)}
+.badge.private{background:#e6f1fb;border-color:#9cc3ea}
+.notice{background:var(--warnbg);border-left:4px solid #e0a040;padding:.6rem .8rem;margin:1rem 0}
+.notice.ok{background:#e9f6ec;border-color:var(--ok)}
+.panel{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:.8rem 1rem;margin:1rem 0}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0}
+dl.facts dt{font-weight:600}
+dl.facts dd{margin:0;word-break:break-word}
+pre,code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.875rem}
+pre{background:var(--panel);border:1px solid var(--line);border-radius:4px;padding:.6rem .8rem;overflow-x:auto}
+.copyable{display:flex;gap:.4rem;align-items:stretch}
+.copyable pre{flex:1;min-width:0;margin:0}
+.layout{display:grid;grid-template-columns:minmax(0,1fr) 16rem;gap:1.5rem}
+@media (max-width:48rem){.layout{grid-template-columns:minmax(0,1fr)}}
+ul.plain{list-style:none;padding:0;margin:0}
+ul.results li{padding:.6rem 0;border-bottom:1px solid var(--line)}
+ul.versions li{padding:.2rem 0}
+.table-wrap{overflow-x:auto}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+td.hash{font-family:ui-monospace,monospace;font-size:.75rem;word-break:break-all;min-width:12rem}
+.description{border-top:1px solid var(--line);margin-top:1rem;overflow-wrap:anywhere}
+.description img{max-width:100%}
+.description h1{font-size:1.5rem}
+.description h2{font-size:1.2rem}
+.description h3{font-size:1.05rem}
+.description pre.description-text{white-space:pre-wrap}
+.pager{display:flex;gap:1rem;margin:1rem 0}
+label{display:block;font-weight:600;margin:.6rem 0 .2rem}
+form.stack input{width:100%;max-width:22rem}
+form.stack button{margin-top:.8rem}
+.owner{border:1px dashed var(--line);border-radius:6px;padding:.6rem 1rem;margin:1rem 0}
+`;
+export const SCRIPT = `document.querySelectorAll('[data-copy]').forEach(function (block) {
+  if (!navigator.clipboard) return;
+  var button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'secondary';
+  button.textContent = 'Copy';
+  button.setAttribute('aria-label', 'Copy: ' + block.getAttribute('data-copy'));
+  button.addEventListener('click', function () {
+    navigator.clipboard.writeText(block.querySelector('pre').textContent.trim()).then(function () {
+      button.textContent = 'Copied';
+      setTimeout(function () { button.textContent = 'Copy'; }, 1500);
+    });
+  });
+  block.appendChild(button);
+});
+`;
+/** Changes with the assets, so pages can let browsers keep them for a year. */
+export const ASSET_VERSION = createHash('sha256').update(STYLESHEET).update(SCRIPT).digest('hex').slice(0, 12);

@@ -1,0 +1,111 @@
+/** `/project/<name>/` and `/project/<name>/<version>/`: a release with its files, the versions, and owner controls. */
+import { formatBytes } from '../../base/units.js';
+import { fileUrl } from '../../render/urls.js';
+import { copyBlock, esc, page, timeElement } from './layout.js';
+const projectPath = (name, version) => `/project/${encodeURIComponent(name)}/${version === undefined ? '' : `${encodeURIComponent(version)}/`}`;
+function safeUrl(url) {
+    try {
+        const parsed = new URL(url);
+        return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : null;
+    }
+    catch {
+        return null;
+    }
+}
+function links(view) {
+    const meta = view.release.metadata;
+    const entries = Object.entries(meta.project_urls ?? {});
+    if (meta.home_page)
+        entries.unshift(['Homepage', meta.home_page]);
+    const items = entries
+        .map(([label, url]) => [label, safeUrl(url)])
+        .filter((entry) => entry[1] !== null)
+        .map(([label, url]) => `<li><a href="${esc(url)}" rel="nofollow noopener noreferrer">${esc(label)}</a></li>`);
+    return items.length ? `<h2 id="links-h">Project links</h2>\n<ul class="plain" aria-labelledby="links-h">${items.join('')}</ul>` : '';
+}
+function versionList(view) {
+    const items = view.releases.map((r) => {
+        const current = r.version === view.release.version ? ' aria-current="page"' : '';
+        const yanked = r.yanked ? ` <span class="badge yanked">yanked</span>` : '';
+        const when = r.files[0]?.uploadTime ? ` <span class="muted">${timeElement(r.files[0].uploadTime)}</span>` : '';
+        return `<li><a href="${esc(projectPath(view.name, r.version))}"${current}>${esc(r.version)}</a>${yanked}${when}</li>`;
+    });
+    return `<h2 id="versions-h">Versions</h2>\n<ul class="plain versions" aria-labelledby="versions-h">\n${items.join('\n')}\n</ul>`;
+}
+function fileRow(project, file) {
+    const sha = file.hashes.sha256 ?? '';
+    return `<tr><td><a href="${esc(fileUrl('', project, file.filename))}">${esc(file.filename)}</a></td><td>${file.packagetype === 'sdist' ? 'source' : 'wheel'}</td><td>${file.size === null ? '' : esc(formatBytes(file.size))}</td><td>${timeElement(file.uploadTime)}</td><td class="hash">${esc(sha)}</td></tr>`;
+}
+function fileTable(view) {
+    const files = view.release.files;
+    if (files.length === 0)
+        return '<p>This release has no files.</p>';
+    return `<div class="table-wrap"><table>
+<caption class="visually-hidden">Files of ${esc(view.displayName)} ${esc(view.release.version)}</caption>
+<thead><tr><th scope="col">File</th><th scope="col">Type</th><th scope="col">Size</th><th scope="col">Uploaded</th><th scope="col">SHA256</th></tr></thead>
+<tbody>
+${files.map((file) => fileRow(view.name, file)).join('\n')}
+</tbody>
+</table></div>`;
+}
+function ownerControls(view, formToken) {
+    if (!view.canManage || !formToken)
+        return '';
+    const action = `${projectPath(view.name, view.release.version)}${view.release.yanked ? 'unyank' : 'yank'}`;
+    const token = `<input type="hidden" name="csrf" value="${esc(formToken)}">`;
+    const form = view.release.yanked
+        ? `<form method="post" action="${esc(action)}">${token}<button type="submit">Unyank ${esc(view.release.version)}</button></form>`
+        : `<form method="post" action="${esc(action)}" class="stack">${token}<label for="yank-reason">Reason (shown to pip users)</label><input id="yank-reason" name="reason" maxlength="500"><button type="submit">Yank ${esc(view.release.version)}</button></form>`;
+    return `<section class="owner" aria-labelledby="owner-h"><h2 id="owner-h">Manage this release</h2>
+<p class="muted">A yanked release stays installable by an exact pin (<code>==${esc(view.release.version)}</code>) but is no longer chosen otherwise.</p>
+${form}</section>`;
+}
+export function renderProject(view, viewer) {
+    const { release } = view;
+    const meta = release.metadata;
+    const path = view.latest ? projectPath(view.name) : projectPath(view.name, release.version);
+    const yanked = release.yanked ? `<p class="notice" role="note"><strong>Yanked:</strong> ${esc(release.yankedReason || 'no reason given')}</p>` : '';
+    const notice = view.notice ? `<p class="notice ok" role="status">${esc(view.notice)}</p>` : '';
+    const older = !view.latest && view.releases[0] && view.releases[0] !== release
+        ? `<p class="muted">Not the latest release: see <a href="${esc(projectPath(view.name))}">the latest</a>.</p>`
+        : '';
+    const requiresPython = meta.requires_python ?? release.files.find((f) => f.requiresPython)?.requiresPython ?? null;
+    const facts = [
+        ['Version', `${esc(release.version)}${release.yanked ? ' <span class="badge yanked">yanked</span>' : ''}`],
+        [
+            'Source',
+            view.origin === 'private'
+                ? '<span class="badge private">private</span> uploaded to this index'
+                : view.origin === 'merged'
+                    ? 'private and upstream files'
+                    : 'upstream (cached by this index)',
+        ],
+        ['Requires Python', requiresPython ? `<code>${esc(requiresPython)}</code>` : '<span class="muted">any</span>'],
+        ...(meta.license_expression || meta.license ? [['License', esc((meta.license_expression || meta.license).split('\n')[0].slice(0, 200))]] : []),
+        ...(meta.author ? [['Author', esc(meta.author)]] : []),
+    ]
+        .map(([dt, dd]) => `<dt>${dt}</dt><dd>${dd}</dd>`)
+        .join('');
+    const main = `${notice}<h1>${esc(view.displayName)} ${esc(release.version)}</h1>
+${meta.summary ? `<p class="summary">${esc(meta.summary)}</p>` : ''}
+${yanked}${older}
+${copyBlock('pip install line', view.installLine)}
+<div class="layout">
+<div>
+<section class="panel" aria-label="Release facts"><dl class="facts">${facts}</dl></section>
+${ownerControls(view, viewer.formToken)}
+<section aria-labelledby="files-h"><h2 id="files-h">Files</h2>
+${fileTable(view)}</section>
+${view.descriptionHtml ? `<section class="description" aria-labelledby="desc-h"><h2 id="desc-h">Description</h2>\n${view.descriptionHtml}\n</section>` : ''}
+</div>
+<aside aria-label="Project navigation">
+${links(view)}
+${versionList(view)}
+</aside>
+</div>`;
+    return page({ title: `${view.displayName} ${release.version}`, viewer, path }, main);
+}
+/** The page for a project without releases or a name nobody knows. */
+export function renderMissingProject(name, viewer) {
+    return page({ title: 'Not found', viewer, path: projectPath(name) }, `<h1>Not found</h1>\n<p>No project named <strong>${esc(name)}</strong> is in this index or its upstream. <a href="/search/?q=${esc(encodeURIComponent(name))}">Search for it</a>.</p>`);
+}
