@@ -96,7 +96,14 @@ async function openDataDir(config: Config): Promise<Storage> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function createLarder(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Promise<Larder> {
+export interface LarderOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** Answer project pages and files on disk before the Koa stack (default true; tests compare both ways). */
+  fastPath?: boolean;
+}
+
+export async function createLarder(config: Config, options: LarderOptions = {}): Promise<Larder> {
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
   const stores = await openDataDir(config);
@@ -182,7 +189,7 @@ export async function createLarder(config: Config, options: { logger?: Logger; c
   koa.use(router.routes());
   koa.use(router.allowedMethods());
 
-  const handle = fastPath(deps, parts, koa.callback());
+  const handle = options.fastPath === false ? koa.callback() : fastPath(deps, parts, koa.callback());
   let inflight = 0;
   const countInflight = (req: IncomingMessage, res: ServerResponse) => {
     inflight++;

@@ -78,7 +78,11 @@ export class RootRenderCache {
       if (!name.startsWith('root-') || !name.endsWith(`.${extension}.version`)) continue;
       const path = join(this.dir, name.slice(0, -'.version'.length));
       if (path === except) continue;
-      const [files, info, text] = await Promise.all([this.stored(path), stat(`${path}.version`).catch(() => null), readFile(`${path}.version`, 'utf8').catch(() => null)]);
+      const [files, info, text] = await Promise.all([
+        this.stored(path),
+        stat(`${path}.version`).catch(() => null),
+        readFile(`${path}.version`, 'utf8').catch(() => null),
+      ]);
       const version = text === null ? null : parseVersion(text);
       if (!files || !info || !version || (best && best.at >= info.mtimeMs)) continue;
       best = { ...version, files, at: info.mtimeMs };

@@ -20,7 +20,7 @@ export interface TestLarder {
   close(): Promise<void>;
 }
 
-export async function startLarder(overrides: Partial<Config> = {}, dataDir?: string, options: { clock?: Clock } = {}): Promise<TestLarder> {
+export async function startLarder(overrides: Partial<Config> = {}, dataDir?: string, options: { clock?: Clock; fastPath?: boolean } = {}): Promise<TestLarder> {
   const data = dataDir ?? (await mkdtemp(join(tmpdir(), 'larder-test-')));
   const config = loadConfig({
     env: {},

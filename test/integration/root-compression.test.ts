@@ -66,10 +66,14 @@ describe('/simple/ compressed', () => {
   test('each form is compressed once per list version: one plain and one gzip file per format on disk', async () => {
     await rawGet(`${l.url}/simple/`, { headers: { Accept: 'text/html', 'Accept-Encoding': 'gzip' } });
     const files = (await readdir(join(dir, 'data', 'cache'))).filter((f) => f.startsWith('root-'));
-    assert.deepEqual(
-      files.map((f) => f.replace(/^root-[0-9a-f]+/, 'root')).sort(),
-      ['root.html', 'root.html.gz', 'root.html.version', 'root.json', 'root.json.gz', 'root.json.version'],
-    );
+    assert.deepEqual(files.map((f) => f.replace(/^root-[0-9a-f]+/, 'root')).sort(), [
+      'root.html',
+      'root.html.gz',
+      'root.html.version',
+      'root.json',
+      'root.json.gz',
+      'root.json.version',
+    ]);
   });
 
   test('a changed list: the previous rendering is sent at once (its own ETag and serial) while the new one is made, then the new one', async () => {
@@ -91,8 +95,13 @@ describe('/simple/ compressed', () => {
       assert.equal(during.headers.etag, first.headers.etag, 'the previous rendering, not a wait for the new one');
       assert.equal(during.headers['x-pypi-last-serial'], first.headers['x-pypi-last-serial']);
       assert.ok(gunzipSync(during.body).equals(gunzipSync(first.body)));
-      const notModified = await rawGet(`${larder.url}/simple/`, { headers: { Accept: 'text/html', 'Accept-Encoding': 'gzip', 'If-None-Match': String(first.headers.etag) } });
-      assert.ok(notModified.status === 304 || text(notModified).includes('brand-new-project'), 'the previous ETag is still current until the new page is ready');
+      const notModified = await rawGet(`${larder.url}/simple/`, {
+        headers: { Accept: 'text/html', 'Accept-Encoding': 'gzip', 'If-None-Match': String(first.headers.etag) },
+      });
+      assert.ok(
+        notModified.status === 304 || text(notModified).includes('brand-new-project'),
+        'the previous ETag is still current until the new page is ready',
+      );
 
       let latest = during;
       await eventually(async () => {
