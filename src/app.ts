@@ -17,6 +17,7 @@ import { errorMiddleware } from './http/error-middleware.js';
 import { readAuthMiddleware } from './http/read-auth.js';
 import { RenderedCache } from './http/rendered-cache.js';
 import { fastPath, type FastPathParts } from './http/fast-path.js';
+import { warmUp } from './http/warm-up.js';
 import { smallBodyCache } from './http/file-answer.js';
 import { Handoff } from './http/handoff.js';
 import { memoNegotiator } from './http/negotiate.js';
@@ -240,7 +241,9 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
       });
       const { port } = server.address() as AddressInfo;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      return `http://${host}:${port}`;
+      const url = `http://${host}:${port}`;
+      await warmUp(url, deps);
+      return url;
     },
     close(graceMs = config.shutdownGrace) {
       closing ??= shutdown(graceMs);
