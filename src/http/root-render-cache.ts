@@ -2,9 +2,10 @@
  * The rendered root page (`/simple/`), kept as files per format and version, plain and gzip-compressed:
  * rendering 600,000 names takes a while and compressing them too, sending a file does not. Both forms are
  * made in one pass, written to temporary names and renamed, so a reader never sees half a page; older
- * versions are removed once a newer one is in place. While a new version is being rendered, requests get
- * the newest earlier rendering of the same format (kept on disk across restarts, with the ETag and serial
- * it was made for), so no request waits for 600,000 names when a previous page exists.
+ * versions are removed once a newer one is in place. While a new version of the upstream's list is being
+ * rendered, requests get the newest earlier rendering of the same format and family (kept on disk across
+ * restarts, with the ETag and serial it was made for), so no request waits for 600,000 names when a previous
+ * page exists. A change of private projects, policy or mode starts a new family: that is waited for.
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -25,10 +26,12 @@ export interface RootFiles {
   gzip: RenderedFile;
 }
 
-/** What a rendering was made for: its ETag (identity form) and the serial it lists. */
+/** What a rendering was made for: its ETag (identity form), the serial it lists, and its list family. */
 export interface RootVersion {
   etag: string;
   serial: number;
+  /** Renderings of one family differ only in the upstream's list: an earlier one may stand in for a newer. */
+  family: string;
 }
 
 export interface ServedRoot extends RootVersion {
@@ -47,8 +50,8 @@ export class RootRenderCache {
   ) {}
 
   /**
-   * The rendering of `version`; while it is being made, the newest earlier rendering of this format when
-   * there is one (the new one goes on in the background), else it is waited for.
+   * The rendering of `version`; while it is being made, the newest earlier rendering of this format and
+   * family when there is one (the new one goes on in the background), else it is waited for.
    */
   async files(version: RootVersion, extension: string, render: () => AsyncIterable<string>): Promise<ServedRoot> {
     const name = `root-${createHash('sha256').update(version.etag).digest('hex').slice(0, 24)}.${extension}`;
@@ -61,7 +64,7 @@ export class RootRenderCache {
       this.inflight.set(path, pending);
       pending.catch((err: Error) => this.onBackgroundFailure(err));
     }
-    const earlier = await this.newestEarlier(extension, path);
+    const earlier = await this.newestEarlier(extension, path, version.family);
     return earlier ?? { ...version, files: await pending };
   }
 
@@ -70,8 +73,8 @@ export class RootRenderCache {
     return plain && gzip ? { plain: { path, size: plain.size }, gzip: { path: `${path}.gz`, size: gzip.size } } : null;
   }
 
-  /** The most recent complete rendering of this format other than `except`, from its `.version` file. */
-  private async newestEarlier(extension: string, except: string): Promise<ServedRoot | null> {
+  /** The most recent complete rendering of this format and family other than `except`, from its `.version` file. */
+  private async newestEarlier(extension: string, except: string, family: string): Promise<ServedRoot | null> {
     const names = await readdir(this.dir).catch(() => [] as string[]);
     let best: (ServedRoot & { at: number }) | null = null;
     for (const name of names) {
@@ -84,10 +87,10 @@ export class RootRenderCache {
         readFile(`${path}.version`, 'utf8').catch(() => null),
       ]);
       const version = text === null ? null : parseVersion(text);
-      if (!files || !info || !version || (best && best.at >= info.mtimeMs)) continue;
+      if (!files || !info || version?.family !== family || (best && best.at >= info.mtimeMs)) continue;
       best = { ...version, files, at: info.mtimeMs };
     }
-    return best && { etag: best.etag, serial: best.serial, files: best.files };
+    return best && { etag: best.etag, serial: best.serial, family, files: best.files };
   }
 
   /** A write that first claims its bytes, unless that would eat into the disk's reserve (then ENOSPC: send it unkept). */
@@ -156,8 +159,8 @@ export class RootRenderCache {
 
 function parseVersion(text: string): RootVersion | null {
   try {
-    const value = JSON.parse(text) as Partial<RootVersion>;
-    return typeof value.etag === 'string' && typeof value.serial === 'number' ? { etag: value.etag, serial: value.serial } : null;
+    const { etag, serial, family } = JSON.parse(text) as Partial<RootVersion>;
+    return typeof etag === 'string' && typeof serial === 'number' && typeof family === 'string' ? { etag, serial, family } : null;
   } catch {
     return null;
   }

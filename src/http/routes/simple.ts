@@ -8,6 +8,7 @@ import { LarderError } from '../../base/errors.js';
 import type { ProjectPage, SourceTrace } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
 import { checkProjectName } from '../../index/client-names.js';
+import { listFamily } from '../../index/sources/root-list.js';
 import { isDiskFull } from '../../store/disk-space.js';
 import { renderProjectHtml, renderRootHtmlChunks } from '../../render/simple-html.js';
 import { renderProjectJson, renderRootJsonChunks } from '../../render/simple-json.js';
@@ -76,7 +77,7 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: 
     };
     let served: ServedRoot;
     try {
-      served = await deps.rootPages.files({ etag, serial }, rootFileKind(chosen), render);
+      served = await deps.rootPages.files({ etag, serial, family: listFamily(version) }, rootFileKind(chosen), render);
     } catch (err) {
       if (!isDiskFull(err)) throw err;
       // The disk is full: the page is rendered straight to the client and not kept.

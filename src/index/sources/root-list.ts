@@ -33,6 +33,14 @@ export interface RootListOptions {
   cachedCount: () => number;
 }
 
+/**
+ * A list version with the stored upstream list's own part left out: two versions of one family differ only
+ * in which upstream list they were made from (a refresh), not in private projects, policy or mode.
+ */
+export function listFamily(version: string): string {
+  return version.replace(/root:\d+:\d+/g, 'root');
+}
+
 export class RootList {
   private readonly path: string;
   private refreshing: Promise<void> | null = null;
