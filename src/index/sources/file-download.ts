@@ -2,8 +2,7 @@
  * One verified download from the upstream, shared by every request for the same file. The body is hashed
  * as it arrives and handed to the clients from memory; it is also written to tmp/, and a client that falls
  * behind reads the file. Only a file whose size and hash match what the page advertised is committed to
- * the blob store; a mismatch fails every client, and the last byte is held back until the file is verified
- * (not until it is kept: the fsync and the commit follow, and a client asking meanwhile joins the download).
+ * the blob store; a mismatch fails every client, and the last byte is held back until the file is verified.
  *
  * When the file cannot be kept (the disk is full or below its reserve, at the start or midway) the clients
  * still get it, verified, from memory — the upstream is then read no faster than the slowest client takes
@@ -75,8 +74,6 @@ export class FileDownload {
   private closed = false;
   private onClosed: (() => void)[] = [];
   private tmpRemoved = false;
-  /** The whole body arrived with the advertised size and hash. */
-  private verified = false;
 
   constructor(private readonly spec: DownloadSpec) {
     this.keeping = spec.keep;
@@ -162,12 +159,8 @@ export class FileDownload {
         await this.backpressure();
       }
       if (this.abandoned) throw new Error('every client has gone');
-      const digest = verifier.finish();
-      // Verified: the clients may have the last byte now; keeping the file (the rest of the writes, the
-      // fsync, the rename, the record) goes on meanwhile, and a client asking again joins until it is done.
-      this.verified = true;
-      this.wake();
       if (this.keeping) await this.writer!.finish();
+      const digest = verifier.finish();
       const kept = this.keeping && (await this.commit(digest));
       this.state = 'done';
       return { sha256: digest, size: this.received, kept };
@@ -290,10 +283,10 @@ export class FileDownload {
     try {
       for (;;) {
         if (this.state === 'failed') throw this.error!;
-        // The last byte is held back until the file is verified: a client never receives a complete
-        // response whose content failed (or has not yet passed) verification.
-        const complete = this.verified || this.state === 'done';
-        const end = complete ? this.received : Math.max(0, this.received - 1);
+        // The last byte is held back until the file is verified and kept: a client never receives a
+        // complete response whose content failed (or has not yet passed) verification, and a client that
+        // has the whole file finds it cached on its next request.
+        const end = this.state === 'done' ? this.received : Math.max(0, this.received - 1);
         if (follower.position < end) {
           let bytes = this.fromMemory(follower.position, end);
           if (!bytes) {
@@ -309,7 +302,7 @@ export class FileDownload {
           yield bytes;
           continue;
         }
-        if (complete) return;
+        if (this.state === 'done') return;
         await this.changed();
       }
     } finally {
