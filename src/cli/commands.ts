@@ -15,16 +15,7 @@ import { TRANSFER_COMMANDS } from './transfer-commands.js';
 import { POLICY_COMMANDS } from './policy-commands.js';
 import { MIRROR_COMMANDS } from './mirror-commands.js';
 import type { Command, Handler, Io } from './command.js';
-
-function table(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) =>
-    r
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd(),
-  );
-}
+import { table } from './table.js';
 
 async function readPassword(io: Io, fromStdin: boolean): Promise<string> {
   if (!fromStdin) throw new UsageError('give the password on standard input with --password-stdin');

@@ -8,6 +8,7 @@ import { normalizeName } from '../model/names.js';
 import { isValidVersion } from '../model/versions.js';
 import { UsageError } from './args.js';
 import type { Command, Io } from './command.js';
+import { table } from './table.js';
 
 /** `NAME==VERSION` → normalized name and version. */
 function release(spec: string): { project: string; version: string } {
@@ -19,16 +20,6 @@ function release(spec: string): { project: string; version: string } {
 
 /** Who ran the command, as the exemption records it. */
 const operator = (io: Io) => io.env.LARDER_OPERATOR || io.env.SUDO_USER || io.env.USER || io.env.LOGNAME || 'cli';
-
-function table(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) =>
-    r
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd(),
-  );
-}
 
 export const POLICY_COMMANDS: Record<string, Command> = {
   'policy allow': {

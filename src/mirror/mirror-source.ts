@@ -1,19 +1,18 @@
 /**
- * The cached upstream source as the mirror commands use it, built in-process from the configuration the
- * way the server builds it (app.ts): pages and files go through the same cache, so every file is verified
- * against the index's hash and stored exactly as when pip asks larder, under the same size bound.
+ * The cached upstream source as the mirror commands use it: the server's own chain for the first upstream
+ * (index/upstream-chain.ts), built in-process, so pages and files go through the same cache, every file is
+ * verified against the index's hash and stored exactly as when pip asks larder, under the same size bound.
  */
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
 import { CacheBudget } from '../index/sources/cache-budget.js';
-import { CachedSource } from '../index/sources/cached-source.js';
-import { UpstreamSource } from '../index/sources/upstream-source.js';
+import type { CachedSource } from '../index/sources/cached-source.js';
+import { buildUpstreamChain, configFor, upstreamSpecs } from '../index/upstream-chain.js';
+import { Metrics } from '../metrics/metrics.js';
+import { StorageReporter } from '../metrics/storage-reporter.js';
 import { DiskSpace } from '../store/disk-space.js';
 import type { Storage } from '../store/storage.js';
-import { UpstreamClient } from '../upstream/client.js';
-import { OriginPolicy } from '../upstream/origin-policy.js';
 
 export interface MirrorSource {
   cache: CachedSource;
@@ -23,42 +22,25 @@ export interface MirrorSource {
 export class NoUpstreamError extends Error {}
 
 export async function openMirrorSource(config: Config, storage: Storage, logger: Logger, clock: Clock): Promise<MirrorSource> {
-  if (!config.upstream) throw new NoUpstreamError('no upstream is configured (LARDER_UPSTREAM=none): a mirror set has nothing to fill from');
+  const [spec] = upstreamSpecs(config);
+  if (!spec) throw new NoUpstreamError('no upstream is configured (LARDER_UPSTREAM=none): a mirror set has nothing to fill from');
   await storage.blobs.init();
-  const client = new UpstreamClient(config, new OriginPolicy(config.upstream, config.upstreamJsonApi, config.fileHosts), {
-    request: () => {},
-    failure: () => {},
-  });
-  const upstream = new UpstreamSource(client, {
-    indexUrl: UpstreamClient.stripCredentials(config.upstream),
-    jsonApiUrl: config.upstreamJsonApi,
-    deadline: config.upstreamDeadline,
-    rootDeadline: config.upstreamDeadline,
-  });
-  const budget = config.cacheMaxSize === null ? undefined : new CacheBudget(storage, config.cacheMaxSize, logger);
-  const cache = new CachedSource(
-    upstream,
-    storage,
-    storage.blobs,
-    {
-      pageTtl: config.pageTtl,
-      rootTtl: config.rootTtl,
-      notFoundTtl: config.notFoundTtl,
-      staleWait: Math.min(config.staleWait, config.upstreamDeadline),
-      offline: config.offline,
-      maxFileSize: config.maxFileSize,
-      cacheDir: join(config.data, 'cache'),
-      clock,
-      space: new DiskSpace(config.data, config.diskReserve, clock),
-      budget,
-    },
+  // The command's own registry: nothing scrapes it, the chain only needs somewhere to count.
+  const metrics = new Metrics(() => ({ private: { bytes: 0, files: 0 }, cached: storage.cachedFiles.totals() }), clock);
+  const chain = buildUpstreamChain(spec, configFor(config, spec, true), true, {
+    stores: storage,
+    clock,
     logger,
-  );
+    metrics,
+    space: new DiskSpace(config.data, config.diskReserve, clock),
+    storage: new StorageReporter(logger, metrics, clock),
+    budget: config.cacheMaxSize === null ? undefined : new CacheBudget(storage, config.cacheMaxSize, logger),
+  });
   return {
-    cache,
+    cache: chain.cache,
     async close() {
-      await cache.files.drain();
-      await client.close();
+      await chain.cache.files.drain();
+      await chain.client.close();
     },
   };
 }
