@@ -148,7 +148,7 @@ export class RootList {
       return;
     }
     let rest = '';
-    for await (const chunk of createReadStream(this.path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+    for await (const chunk of createReadStream(this.path, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
       const text = rest + (chunk as string);
       const lastNewline = text.lastIndexOf('\n');
       rest = text.slice(lastNewline + 1);
