@@ -9,14 +9,9 @@ import { buildSdist, buildWheel, type BuiltDist } from '../test/fixtures/dists.j
 import { startFakeUpstream } from '../test/fixtures/fake-upstream.js';
 import { filePath } from '../test/fixtures/upstream/render.js';
 import { addScaleFixtures, type ScaleFixtures } from './scale/fixtures.js';
+import type { FileInfo } from './lib/file-info.js';
 
-export interface FileInfo {
-  project: string;
-  filename: string;
-  path: string;
-  size: number;
-  sha256: string;
-}
+export type { FileInfo };
 
 export interface UpstreamReady {
   type: 'ready';

@@ -10,7 +10,7 @@ import { Pool } from 'undici';
 import { cpuSeconds, peakRssMiB, rssMiB, sleep } from '../lib/proc.js';
 import { PIP_ACCEPT, TimedClient } from '../lib/http.js';
 import { figure, fmt, median, series } from '../lib/report.js';
-import type { FileInfo } from '../upstream-child.js';
+import type { FileInfo } from '../lib/file-info.js';
 import { expect, growthNote, type ScaleContext, type ScaleKnobs, type ScaleLarder } from './common.js';
 
 interface Fetched {

@@ -6,7 +6,7 @@
 import { buildWheel, type BuiltDist } from '../../test/fixtures/dists.js';
 import type { FakeUpstream } from '../../test/fixtures/fake-upstream.js';
 import { syntheticReleases } from '../../test/fixtures/synthetic-dists.js';
-import type { FileInfo } from '../upstream-child.js';
+import type { FileInfo } from '../lib/file-info.js';
 
 export interface ScalePage {
   /** Files on each page (a wheel and an sdist per release). */

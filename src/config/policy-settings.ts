@@ -3,7 +3,7 @@
  * with their parsers. README "Supply-chain policy" describes what they do.
  */
 import { parseRequirementList } from '../policy/requirements.js';
-import { ConfigError, parseDuration } from './schema.js';
+import { ConfigError, parseDuration, type Parser } from './values.js';
 
 export interface UpstreamSpec {
   /** Names the upstream in headers, metrics, logs and its cache. */
@@ -28,8 +28,6 @@ export interface PolicyConfig {
   /** Several upstreams, in order; empty = the one `upstream`. */
   upstreams: UpstreamSpec[];
 }
-
-type Parser<T> = (raw: unknown, key: string) => T;
 
 export const parseMinReleaseAge: Parser<number | null> = (raw, key) => {
   if (raw === null || raw === undefined || raw === '' || raw === false || String(raw).toLowerCase() === 'off') return null;

@@ -1,5 +1,6 @@
 /** Every setting larder has: its type, its parser and its environment variable. Defaults live in config/defaults.json. */
 import * as policy from './policy-settings.js';
+import { ConfigError, parseDuration, type Parser } from './values.js';
 
 export interface Config extends policy.PolicyConfig {
   host: string;
@@ -62,14 +63,7 @@ export interface Config extends policy.PolicyConfig {
 export type ConfigKey = keyof Config;
 export type UpstreamSpecOf = policy.UpstreamSpec;
 
-export class ConfigError extends Error {
-  constructor(key: string, value: unknown, expected: string) {
-    super(`invalid configuration: ${key}=${JSON.stringify(value)}; expected ${expected}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Parser<T> = (raw: unknown, key: string) => T;
+export { ConfigError, parseDuration };
 
 const SIZE_UNITS: Record<string, number> = {
   '': 1,
@@ -142,15 +136,6 @@ const parsePublicUrl: Parser<string | null> = (raw, key) => {
   if (raw === null || raw === '') return null;
   return httpUrl(raw, key).replace(/\/+$/, '');
 };
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, '': 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `500ms`, `30s`, `10m`, `2h`, `1d`; a bare number is seconds. Returns milliseconds. */
-export function parseDuration(raw: unknown, key: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|)\s*$/i.exec(String(raw));
-  if (!match) throw new ConfigError(key, raw, 'a duration such as 500ms, 30s, 10m, 2h or a number of seconds');
-  return Math.round(Number(match[1]) * DURATION_UNITS[match[2]!.toLowerCase()]!);
-}
 
 const optionalString: Parser<string | null> = (raw) => (raw === null || raw === undefined || raw === '' ? null : String(raw));
 
@@ -294,7 +279,7 @@ export const SETTINGS = [
   setting('metricsToken', 'LARDER_METRICS_TOKEN', '--metrics-token', optionalString, 'bearer token that /metrics requires; empty = open'),
   setting('shutdownGrace', 'LARDER_SHUTDOWN_GRACE', '--shutdown-grace', parseDuration, 'time in-flight requests and downloads get to finish on SIGTERM'),
   setting('cacheMaxSize', 'LARDER_CACHE_MAX_SIZE', '--cache-max-size', optionalSize, 'bound on cached upstream files (e.g. 20GB); empty = unlimited'),
-  // Supply-chain policy (policy-settings.ts; called lazily, since that module imports this one)
+  // Supply-chain policy (policy-settings.ts)
   setting(
     'minReleaseAge',
     'LARDER_MIN_RELEASE_AGE',

@@ -10,7 +10,7 @@ import { ANONYMOUS } from './render/layout.js';
 import { renderLogin } from './render/login.js';
 import { SESSION_LIFETIME_MS } from './session.js';
 import { localPath, sessionCookie, whoIsLooking } from './viewer.js';
-import type { WebContext } from './web-ui.js';
+import type { WebContext } from './web-context.js';
 
 const formBody = bodyParser({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
 

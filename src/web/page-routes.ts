@@ -13,7 +13,7 @@ import { renderHome } from './render/home.js';
 import { renderMissingProject, renderProject } from './render/project.js';
 import { PAGE_SIZE, renderSearch } from './render/search.js';
 import { installSnippets } from './render/snippets.js';
-import type { WebContext } from './web-ui.js';
+import type { WebContext } from './web-context.js';
 
 /** Result pages beyond this are not offered (as on pypi.org, which stops at 500). */
 const MAX_PAGE = 500;

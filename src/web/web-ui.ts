@@ -5,10 +5,6 @@
  */
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { ProjectAdmin } from '../index/project-admin.js';
-import type { IndexSource } from '../index/source.js';
-import type { HttpDeps } from '../http/deps.js';
-import type { UpstreamDocumentStore } from '../store/upstream-document-store.js';
 import { registerAccountRoutes } from './account-routes.js';
 import { registerPageRoutes } from './page-routes.js';
 import { ProjectSearch } from './project-search.js';
@@ -16,26 +12,10 @@ import { ProjectViews } from './project-view.js';
 import { SCRIPT, STYLESHEET } from './render/assets.js';
 import { setPageHeaders } from './page-response.js';
 import { SessionSigner } from './session.js';
-import { type Looker, whoIsLooking } from './viewer.js';
+import { whoIsLooking } from './viewer.js';
+import type { WebContext, WebDeps } from './web-context.js';
 
-export interface WebDeps {
-  http: HttpDeps;
-  admin: ProjectAdmin;
-  documents: UpstreamDocumentStore;
-  /** The upstream side of the index (its project list), when there is an upstream. */
-  upstream: IndexSource | null;
-  sessionKey: Buffer;
-}
-
-/** What the route modules share. */
-export interface WebContext {
-  deps: WebDeps;
-  signer: SessionSigner;
-  search: ProjectSearch;
-  views: ProjectViews;
-  /** The viewer, or a redirect to the login form when reads need a login and there is none (then null). */
-  look(ctx: Context): Promise<Looker | null>;
-}
+export type { WebContext, WebDeps };
 
 const LOGIN_PATH = '/account/login/';
 

@@ -1,0 +1,28 @@
+/** What the web pages are built from (WebDeps) and what their route modules share (WebContext). */
+import type { Context } from 'koa';
+import type { HttpDeps } from '../http/deps.js';
+import type { ProjectAdmin } from '../index/project-admin.js';
+import type { IndexSource } from '../index/source.js';
+import type { UpstreamDocumentStore } from '../store/upstream-document-store.js';
+import type { ProjectSearch } from './project-search.js';
+import type { ProjectViews } from './project-view.js';
+import type { SessionSigner } from './session.js';
+import type { Looker } from './viewer.js';
+
+export interface WebDeps {
+  http: HttpDeps;
+  admin: ProjectAdmin;
+  documents: UpstreamDocumentStore;
+  /** The upstream side of the index (its project list), when there is an upstream. */
+  upstream: IndexSource | null;
+  sessionKey: Buffer;
+}
+
+export interface WebContext {
+  deps: WebDeps;
+  signer: SessionSigner;
+  search: ProjectSearch;
+  views: ProjectViews;
+  /** The viewer, or a redirect to the login form when reads need a login and there is none (then null). */
+  look(ctx: Context): Promise<Looker | null>;
+}
