@@ -74,6 +74,16 @@ test('pdm.lock (pdm 2.2.1): files by URL under [metadata.files]; the entry for a
   assert.deepEqual(inputs.skipped, [`${fixture('pdm.lock')}: lk-local: not from an index; not mirrorable`]);
 });
 
+test('poetry.lock (lock-version 2.1) and pdm.lock (4.5.0) of newer tools: markers per package, files in the package', () => {
+  const py312 = markerEnvironment({ python: '3.12', platform: 'manylinux_2_17_x86_64' });
+  for (const file of ['newer/poetry.lock', 'newer/pdm.lock']) {
+    const [compat, win] = readInputs([], [fixture(file)]).locked;
+    assert.deepEqual([compat!.name, win!.name, win!.files!.map((f) => f.sha256!.slice(0, 8))], ['lk-compat', 'lk-win', ['99e7e1e3', 'a3bb4290']], file);
+    assert.ok(markerHolds(win!.marker, windows) && !markerHolds(win!.marker, linux), file);
+    assert.ok(markerHolds(compat!.marker, linux) && !markerHolds(compat!.marker, py312), file);
+  }
+});
+
 test('uv.lock: registry packages with their wheels and sdist; the project itself left out, git reported', () => {
   const inputs = readInputs([], [fixture('uv.lock')]);
   assert.deepEqual(
