@@ -40,31 +40,48 @@ test('a requirements file that does not parse names its line', () => {
   assert.throws(() => readInputs([fixture('poetry.lock')], []), /poetry\.lock:\d+: cannot parse/);
 });
 
-test('poetry.lock: pins and hashes as locked; directory sources skipped', () => {
+// poetry.lock and pdm.lock were written by Debian's poetry 1.3.2 and pdm 2.2.1 (test/fixtures/locks/regenerate.ts).
+// Neither version records a package's markers (lk-win is win32-only, lk-compat only below 3.12 in the project).
+const LOCKED = [
+  ['lk-compat', '0.5', ['lk_compat-0.5-py3-none-any.whl']],
+  ['lk-extras', '1.0', ['lk_extras-1.0-py3-none-any.whl']],
+  ['lk-pinned', '1.2.0', ['lk_pinned-1.2.0-py3-none-any.whl', 'lk_pinned-1.2.0.tar.gz']],
+  ['lk-range', '2.1', ['lk_range-2.1-py3-none-any.whl']],
+  ['lk-speedups', '1.1', ['lk_speedups-1.1-py3-none-any.whl']],
+  ['lk-win', '306', ['lk_win-306-cp311-cp311-win_amd64.whl', 'lk_win-306-cp312-cp312-win_amd64.whl']],
+];
+
+test('poetry.lock (poetry 1.3.2): pins and hashes from a legacy source as locked; the directory dependency skipped', () => {
   const inputs = readInputs([], [fixture('poetry.lock')]);
   assert.deepEqual(
     inputs.locked.map((p) => [p.name, p.version, p.files?.map((f) => f.filename)]),
-    [
-      ['colorama', '0.4.6', ['colorama-0.4.6-py2.py3-none-any.whl', 'colorama-0.4.6.tar.gz']],
-      ['requests', '2.31.0', ['requests-2.31.0-py3-none-any.whl']],
-    ],
+    LOCKED,
   );
-  assert.equal(inputs.locked[1]!.files![0]!.sha256, '58cd2187c01e70e6e26505bca751777aa9f2ee0b7f4300988b709f44e013003f');
-  assert.equal(inputs.skipped.length, 1);
+  assert.equal(inputs.locked[2]!.files![1]!.sha256, 'fc9e671a05222748d7ab332b1b04c826560704790335df64ea490762ed7905c8');
+  assert.ok(inputs.locked.every((p) => p.marker === undefined && p.files!.every((f) => f.sha256?.length === 64)));
+  assert.deepEqual(inputs.skipped, [`${fixture('poetry.lock')}: lk-local 0.1.0: from a directory source, not an index; not mirrorable`]);
   assert.equal(inputs.requirements.length, 0, 'a lock file is not expanded');
 });
 
-test('pdm.lock: files under [metadata.files], markers, path packages skipped', () => {
+test('pdm.lock (pdm 2.2.1): files by URL under [metadata.files]; the entry for an extra is not a second package; the path dependency skipped', () => {
   const inputs = readInputs([], [fixture('pdm.lock')]);
   assert.deepEqual(
     inputs.locked.map((p) => [p.name, p.version, p.files?.map((f) => f.filename) ?? null]),
-    [
-      ['colorama', '0.4.6', ['colorama-0.4.6-py2.py3-none-any.whl']],
-      ['pywin32', '306', null],
-    ],
+    LOCKED,
   );
-  assert.ok(markerHolds(inputs.locked[1]!.marker, windows) && !markerHolds(inputs.locked[1]!.marker, linux));
-  assert.equal(inputs.skipped.length, 1);
+  assert.equal(inputs.locked[5]!.files![1]!.sha256, 'a3bb4290ccdf00afed0145fbd95ac290db3ff298f5ffc33b9efaf80c536d1da9');
+  assert.ok(inputs.locked.every((p) => p.marker === undefined && p.files!.every((f) => f.sha256?.length === 64)));
+  assert.deepEqual(inputs.skipped, [`${fixture('pdm.lock')}: lk-local: not from an index; not mirrorable`]);
+});
+
+test('poetry.lock (lock-version 2.1) and pdm.lock (4.5.0) of newer tools: markers per package, files in the package', () => {
+  const py312 = markerEnvironment({ python: '3.12', platform: 'manylinux_2_17_x86_64' });
+  for (const file of ['newer/poetry.lock', 'newer/pdm.lock']) {
+    const [compat, win] = readInputs([], [fixture(file)]).locked;
+    assert.deepEqual([compat!.name, win!.name, win!.files!.map((f) => f.sha256!.slice(0, 8))], ['lk-compat', 'lk-win', ['99e7e1e3', 'a3bb4290']], file);
+    assert.ok(markerHolds(win!.marker, windows) && !markerHolds(win!.marker, linux), file);
+    assert.ok(markerHolds(compat!.marker, linux) && !markerHolds(compat!.marker, py312), file);
+  }
 });
 
 test('uv.lock: registry packages with their wheels and sdist; the project itself left out, git reported', () => {

@@ -2,7 +2,8 @@
  * `pdm.lock`: `[[package]]` with `name`, `version`, optional `marker`, and its files with hashes, in the
  * package (`files = [{ file, hash }]`, lock format 4.1+) or under `[metadata.files]` as `"name version"`
  * (format 4.0; `{ url, hash }` entries). Packages from a path, a URL or a VCS (`path`, `url`, `git`… keys) are reported as not
- * mirrorable.
+ * mirrorable. An entry with `extras` repeats a package (same name and version) for the dependencies its
+ * extras add, which are locked as packages of their own, so it is not read twice.
  */
 import { normalizeName } from '../../model/names.js';
 import { filenameOfUrl, parseMarker, type LockedFile, type MirrorInputs } from '../requirement.js';
@@ -12,6 +13,7 @@ export function readPdmLock(path: string, into: MirrorInputs): void {
   const doc = readToml(path);
   const oldFiles = ((doc.metadata as Table | undefined)?.files ?? {}) as Table;
   for (const pkg of tables(doc.package)) {
+    if (Array.isArray(pkg.extras) && pkg.extras.length > 0) continue;
     const name = requireField(pkg, 'name', path);
     const origin = `${path}: ${name}`;
     if (['path', 'url', 'git', 'hg', 'svn', 'bzr'].some((k) => pkg[k] !== undefined)) {
