@@ -5,11 +5,12 @@
  * mirror, which targets need each, and what could not be satisfied and why.
  */
 import type { FileEntry, ProjectPage } from '../model/documents.js';
+import { parseWheelFilename } from '../model/filenames.js';
 import type { ProjectName } from '../model/names.js';
 import { isExactPin, satisfying, usableFiles } from './candidates.js';
 import { markerHolds } from './markers.js';
 import { InputError, parseRequirement, type LockedPackage, type MirrorInputs, type Requirement } from './requirement.js';
-import { markerEnvironment, targetLabel, type MarkerEnvironment, type Target } from './target.js';
+import { markerEnvironment, platformSys, targetLabel, type MarkerEnvironment, type Target } from './target.js';
 
 /** What the closure reads: project pages and the dependencies a file declares. */
 export interface MirrorIndex {
@@ -41,6 +42,8 @@ export interface Problem {
 export interface ClosureResult {
   files: Map<string, PlannedFile>;
   problems: Problem[];
+  /** What was left out on purpose, with why (shown as `skipped:` lines). */
+  skipped: string[];
   /** Projects per target label. */
   projects: Map<string, Set<ProjectName>>;
 }
@@ -110,6 +113,14 @@ class TargetWalk {
           return this.problem(pkg.name, `${f.filename}: the lock's sha256 ${sha} differs from the index's ${f.hashes.sha256}`);
       }
     }
+    if (files.length === 0 && this.onlyForOtherSystems(page, pkg.version)) {
+      // Older lock formats (poetry 1.x, pdm 2.2) keep no markers: a Windows-only package such as pywin32 is
+      // locked for every platform. Wheels for other operating systems alone say this target does not need it.
+      this.result.skipped.push(
+        `${this.label}: ${pkg.name} ${pkg.version} (${pkg.origin}) has wheels only for other operating systems; not mirrored for this target`,
+      );
+      return;
+    }
     if (files.length === 0) {
       const why =
         page.versions.includes(pkg.version) || page.files.some((f) => f.version === pkg.version)
@@ -118,6 +129,23 @@ class TargetWalk {
       return this.problem(pkg.name, `${pkg.version} ${why} (${pkg.origin})`);
     }
     this.take(pkg.name, files);
+  }
+
+  /** True when every file of the version is a wheel built only for operating systems other than the target's. */
+  private onlyForOtherSystems(page: ProjectPage, version: string): boolean {
+    const own = platformSys(this.target.platform);
+    const files = page.files.filter((f) => f.version === version);
+    if (files.length === 0) return false;
+    return files.every((f) => {
+      const tags = parseWheelFilename(f.filename)?.platformTags;
+      return (
+        tags !== undefined &&
+        tags.every((tag) => {
+          const sys = platformSys(tag);
+          return sys !== null && sys !== own;
+        })
+      );
+    });
   }
 
   /** The versions to take for one demand; records a problem and returns [] when there are none. */
@@ -222,7 +250,7 @@ class TargetWalk {
 }
 
 export async function computeClosure(index: MirrorIndex, inputs: MirrorInputs, options: ClosureOptions): Promise<ClosureResult> {
-  const result: ClosureResult = { files: new Map(), problems: [], projects: new Map() };
+  const result: ClosureResult = { files: new Map(), problems: [], skipped: [], projects: new Map() };
   const constraints = new Map<ProjectName, string[]>();
   for (const c of inputs.constraints) if (c.specifier) constraints.set(c.name, [...(constraints.get(c.name) ?? []), c.specifier]);
   for (const target of options.targets) {

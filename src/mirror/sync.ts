@@ -43,7 +43,7 @@ export async function syncMirrorSet(
   const closure = await computeClosure(index, inputs, { targets, sdists: set.sdists, versions: set.versions });
   const files = planFiles(closure);
   const problems = closure.problems.map(problemLine);
-  const outcome: SyncOutcome = { record: set, files, problems, skipped: inputs.skipped, fetched: 0, present: 0, bytes: 0 };
+  const outcome: SyncOutcome = { record: set, files, problems, skipped: [...inputs.skipped, ...closure.skipped], fetched: 0, present: 0, bytes: 0 };
   if (options.dryRun) return outcome;
   // Recorded before the downloads, so that the size bound never evicts this set's files while it fills.
   const pinned: MirrorSetRecord = { ...set, files, problems, complete: false };

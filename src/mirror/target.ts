@@ -38,6 +38,15 @@ function platformFacts(platform: string): { sys: string; system: string; os: str
   );
 }
 
+/** The `sys.platform` a wheel platform tag is built for; null for `any` and tags larder does not know. */
+export function platformSys(platform: string): string | null {
+  try {
+    return platformFacts(platform).sys;
+  } catch {
+    return null;
+  }
+}
+
 /** Checks a target's python and platform; throws with a one-line reason. */
 export function checkTarget(t: Target): void {
   pythonParts(t.python);
