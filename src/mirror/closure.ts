@@ -136,16 +136,11 @@ class TargetWalk {
     const own = platformSys(this.target.platform);
     const files = page.files.filter((f) => f.version === version);
     if (files.length === 0) return false;
-    return files.every((f) => {
-      const tags = parseWheelFilename(f.filename)?.platformTags;
-      return (
-        tags !== undefined &&
-        tags.every((tag) => {
-          const sys = platformSys(tag);
-          return sys !== null && sys !== own;
-        })
-      );
-    });
+    const otherSystem = (tag: string) => {
+      const sys = platformSys(tag);
+      return sys !== null && sys !== own;
+    };
+    return files.every((f) => parseWheelFilename(f.filename)?.platformTags.every(otherSystem) ?? false);
   }
 
   /** The versions to take for one demand; records a problem and returns [] when there are none. */

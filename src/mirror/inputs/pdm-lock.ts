@@ -5,9 +5,8 @@
  * mirrorable. An entry with `extras` repeats a package (same name and version) for the dependencies its
  * extras add, which are locked as packages of their own, so it is not read twice.
  */
-import { normalizeName } from '../../model/names.js';
-import { filenameOfUrl, parseMarker, type LockedFile, type MirrorInputs } from '../requirement.js';
-import { readToml, requireField, sha256Of, str, tables, type Table } from './toml-file.js';
+import { filenameOfUrl, type LockedFile, type MirrorInputs } from '../requirement.js';
+import { lockedPackage, readToml, requireField, sha256Of, str, tables, type Table } from './toml-file.js';
 
 export function readPdmLock(path: string, into: MirrorInputs): void {
   const doc = readToml(path);
@@ -27,13 +26,6 @@ export function readPdmLock(path: string, into: MirrorInputs): void {
         return filename ? { filename, sha256: sha256Of(f.hash) } : null;
       })
       .filter((f): f is LockedFile => f !== null);
-    const marker = str(pkg.marker);
-    into.locked.push({
-      name: normalizeName(name),
-      version,
-      marker: marker ? parseMarker(marker, origin) : undefined,
-      files: files.length ? files : null,
-      origin: `${origin} ${version}`,
-    });
+    into.locked.push(lockedPackage(name, version, files, `${origin} ${version}`, str(pkg.marker)));
   }
 }

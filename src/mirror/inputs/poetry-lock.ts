@@ -3,9 +3,8 @@
  * either in the package (`files = [{ file, hash }]`, lock format 2) or under `[metadata.files]` (format 1).
  * Packages whose `source` is a directory, file, URL or git repository are reported as not mirrorable.
  */
-import { normalizeName } from '../../model/names.js';
-import { parseMarker, type LockedFile, type MirrorInputs } from '../requirement.js';
-import { readToml, requireField, sha256Of, str, tables, type Table } from './toml-file.js';
+import type { LockedFile, MirrorInputs } from '../requirement.js';
+import { lockedPackage, readToml, requireField, sha256Of, str, tables, type Table } from './toml-file.js';
 
 const files = (list: unknown): LockedFile[] =>
   tables(list)
@@ -25,13 +24,6 @@ export function readPoetryLock(path: string, into: MirrorInputs): void {
       continue;
     }
     const listed = pkg.files !== undefined ? files(pkg.files) : files(oldFiles[name]);
-    const markers = str(pkg.markers);
-    into.locked.push({
-      name: normalizeName(name),
-      version,
-      marker: markers ? parseMarker(markers, origin) : undefined,
-      files: listed.length ? listed : null,
-      origin,
-    });
+    into.locked.push(lockedPackage(name, version, listed, origin, str(pkg.markers)));
   }
 }

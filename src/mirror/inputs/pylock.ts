@@ -3,9 +3,8 @@
  * `wheels = [{ name?, url?, hashes = { sha256 = … } }]` and `sdist = { … }`. Packages from a VCS, a
  * directory or an archive URL (no `version`, or no wheels and no sdist) are reported as not mirrorable.
  */
-import { normalizeName } from '../../model/names.js';
-import { filenameOfUrl, InputError, parseMarker, type LockedFile, type MirrorInputs } from '../requirement.js';
-import { readToml, requireField, str, tables, type Table } from './toml-file.js';
+import { filenameOfUrl, InputError, type LockedFile, type MirrorInputs } from '../requirement.js';
+import { lockedPackage, readToml, requireField, str, tables, type Table } from './toml-file.js';
 
 function lockedFile(file: Table): LockedFile | null {
   const filename = str(file.name) ?? (str(file.url) ? filenameOfUrl(str(file.url)!) : null) ?? (str(file.path) ? filenameOfUrl(str(file.path)!) : null);
@@ -26,6 +25,6 @@ export function readPylock(path: string, into: MirrorInputs): void {
       into.skipped.push(`${origin}: not from an index (VCS, directory or archive); not mirrorable`);
       continue;
     }
-    into.locked.push({ name: normalizeName(name), version, marker: parseMarker(str(pkg.marker) ?? '', origin), files: files.length ? files : null, origin });
+    into.locked.push(lockedPackage(name, version, files, origin, str(pkg.marker)));
   }
 }

@@ -1,7 +1,8 @@
-/** Reading a TOML lock file with smol-toml, and the small checks every lock reader needs. */
+/** Reading a TOML lock file with smol-toml, and the small checks and the record every lock reader needs. */
 import { readFileSync } from 'node:fs';
 import { parse, type TomlTable } from 'smol-toml';
-import { InputError } from '../requirement.js';
+import { normalizeName } from '../../model/names.js';
+import { InputError, parseMarker, type LockedFile, type LockedPackage } from '../requirement.js';
 
 export type Table = Record<string, unknown>;
 
@@ -33,4 +34,9 @@ export function requireField(table: Table, field: string, origin: string): strin
   const value = str(table[field]);
   if (!value) throw new InputError(`${origin}: a package has no '${field}'`);
   return value;
+}
+
+/** A locked package as the closure reads it: the name normalized, the marker parsed, no files listed → null (any file of the version). */
+export function lockedPackage(name: string, version: string, files: LockedFile[], origin: string, marker: string | null = null): LockedPackage {
+  return { name: normalizeName(name), version, marker: marker ? parseMarker(marker, origin) : undefined, files: files.length ? files : null, origin };
 }

@@ -3,9 +3,8 @@
  * `wheels = [{ url, hash }]`. The project itself and packages from git, paths or URLs (any source but a
  * registry) are left out, the latter reported as not mirrorable.
  */
-import { normalizeName } from '../../model/names.js';
 import { filenameOfUrl, type LockedFile, type MirrorInputs } from '../requirement.js';
-import { readToml, requireField, sha256Of, str, tables, type Table } from './toml-file.js';
+import { lockedPackage, readToml, requireField, sha256Of, str, tables, type Table } from './toml-file.js';
 
 const lockedFile = (f: Table): LockedFile | null => {
   const url = str(f.url) ?? str(f.path);
@@ -24,6 +23,6 @@ export function readUvLock(path: string, into: MirrorInputs): void {
     }
     const version = requireField(pkg, 'version', path);
     const files = [...tables(pkg.wheels), ...(pkg.sdist ? tables([pkg.sdist]) : [])].map(lockedFile).filter((f): f is LockedFile => f !== null);
-    into.locked.push({ name: normalizeName(name), version, files: files.length ? files : null, origin: `${origin} ${version}` });
+    into.locked.push(lockedPackage(name, version, files, `${origin} ${version}`));
   }
 }
