@@ -21,31 +21,37 @@ export interface Answer {
   body: Buffer | FileSlice | null;
 }
 
+/** The file of an answer whose body is a slice of one, opened; null when nothing is read from disk. */
+async function openSlice(answer: Answer, head: boolean): Promise<{ handle: FileHandle; slice: FileSlice } | null> {
+  const { body } = answer;
+  if (head || body === null || Buffer.isBuffer(body)) return null;
+  return { handle: await open(body.path, 'r'), slice: body };
+}
+
 /**
  * Sends an answer on the raw response (the fast path). A file is opened before anything is written, so
  * a file that cannot be opened rejects with nothing sent.
  */
 export async function sendRaw(res: ServerResponse, answer: Answer, head: boolean): Promise<void> {
-  const { body } = answer;
-  const handle = head || body === null || Buffer.isBuffer(body) ? null : await open(body.path, 'r');
+  const file = await openSlice(answer, head);
   const flat: string[] = [];
   for (const [name, value] of answer.headers) flat.push(name, value);
   res.writeHead(answer.status, flat);
-  if (handle) pumpFile(res, handle, body as FileSlice);
-  else if (head || body === null) res.end();
-  else res.end(body);
+  if (file) pumpFile(res, file.handle, file.slice);
+  else if (head || answer.body === null) res.end();
+  else res.end(answer.body);
 }
 
 /** Sends an answer through Koa (the routes). */
 export async function sendThroughKoa(ctx: Context, answer: Answer): Promise<void> {
   const { body } = answer;
   const head = ctx.method === 'HEAD';
-  const handle = head || body === null || Buffer.isBuffer(body) ? null : await open(body.path, 'r');
+  const file = await openSlice(answer, head);
   ctx.status = answer.status;
   for (const [name, value] of answer.headers) ctx.set(name, value);
-  if (handle) {
+  if (file) {
     ctx.respond = false;
-    pumpFile(ctx.res, handle, body as FileSlice);
+    pumpFile(ctx.res, file.handle, file.slice);
   } else if (body === null) {
     // Koa would send a text of its own for a 200 without a body.
     if (answer.status !== 304 && !head) ctx.body = Buffer.alloc(0);
