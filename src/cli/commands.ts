@@ -41,7 +41,7 @@ export const COMMANDS: Record<string, Command> = {
       const password = await readPassword(io, values['password-stdin'] === true);
       const hasher = new PasswordHasher({ threads: 1 });
       const passwordHash = await hasher.hash(password).finally(() => hasher.close());
-      meta.putUser({ name: name!, passwordHash, admin: values.admin === true, createdAt: new Date(systemClock.now()).toISOString() });
+      await meta.putUser({ name: name!, passwordHash, admin: values.admin === true, createdAt: new Date(systemClock.now()).toISOString() });
       io.out(`created user ${name}${values.admin ? ' (admin)' : ''}`);
     },
   },
@@ -62,7 +62,7 @@ export const COMMANDS: Record<string, Command> = {
     minArgs: 1,
     maxArgs: 1,
     async run([name], _values, { index: meta }, io) {
-      if (!meta.removeUser(name!)) throw new UsageError(`no user named '${name}'`);
+      if (!(await meta.removeUser(name!))) throw new UsageError(`no user named '${name}'`);
       io.out(`removed user ${name}`);
     },
   },
@@ -78,7 +78,7 @@ export const COMMANDS: Record<string, Command> = {
       if (!meta.getUser(user!)) throw new UsageError(`no user named '${user}'`);
       const projects = named?.map(normalizeName) ?? null;
       const { token, record } = newToken(user!, projects, (values.description as string | undefined) ?? null, new Date(systemClock.now()));
-      meta.putToken(record);
+      await meta.putToken(record);
       io.out(`created token ${record.id} for ${user}${projects ? ` limited to ${projects.join(', ')}` : ''}; use it with user name __token__:`);
       io.out(token);
     },
@@ -101,7 +101,7 @@ export const COMMANDS: Record<string, Command> = {
     minArgs: 1,
     maxArgs: 1,
     async run([id], _values, { index: meta }, io) {
-      if (!meta.removeToken(id!)) throw new UsageError(`no token with id '${id}'`);
+      if (!(await meta.removeToken(id!))) throw new UsageError(`no token with id '${id}'`);
       io.out(`revoked token ${id}`);
     },
   },
@@ -112,7 +112,7 @@ export const COMMANDS: Record<string, Command> = {
     minArgs: 2,
     maxArgs: 2,
     async run([project, version], values, { index: meta }, io) {
-      admin(meta).setYanked(project!, version!, true, (values.reason as string | undefined) ?? null, CLI_IDENTITY);
+      await admin(meta).setYanked(project!, version!, true, (values.reason as string | undefined) ?? null, CLI_IDENTITY);
       io.out(`yanked ${project} ${version}`);
     },
   },
@@ -122,7 +122,7 @@ export const COMMANDS: Record<string, Command> = {
     minArgs: 2,
     maxArgs: 2,
     async run([project, version], _values, { index: meta }, io) {
-      admin(meta).setYanked(project!, version!, false, null, CLI_IDENTITY);
+      await admin(meta).setYanked(project!, version!, false, null, CLI_IDENTITY);
       io.out(`unyanked ${project} ${version}`);
     },
   },
@@ -132,7 +132,7 @@ export const COMMANDS: Record<string, Command> = {
     minArgs: 1,
     maxArgs: 3,
     async run([project, version, filename], _values, { index: meta }, io) {
-      const removed = admin(meta).remove(project!, version ?? null, filename ?? null, CLI_IDENTITY);
+      const removed = await admin(meta).remove(project!, version ?? null, filename ?? null, CLI_IDENTITY);
       io.out(`removed ${[project, version, filename].filter(Boolean).join(' ')} (${removed.length} file${removed.length === 1 ? '' : 's'})`);
     },
   },
@@ -142,7 +142,7 @@ export const COMMANDS: Record<string, Command> = {
     minArgs: 2,
     maxArgs: 2,
     async run([project, user], _values, { index: meta }, io) {
-      admin(meta).addMaintainer(project!, user!, CLI_IDENTITY);
+      await admin(meta).addMaintainer(project!, user!, CLI_IDENTITY);
       io.out(`${user} now maintains ${project}`);
     },
   },
@@ -189,7 +189,7 @@ export const COMMANDS: Record<string, Command> = {
     minArgs: 1,
     maxArgs: 1,
     async run([name], _values, { index: meta }, io) {
-      io.out(`allowed ${admin(meta).allowName(name!, CLI_IDENTITY)}`);
+      io.out(`allowed ${await admin(meta).allowName(name!, CLI_IDENTITY)}`);
     },
   },
   ...TRANSFER_COMMANDS,

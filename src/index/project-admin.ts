@@ -42,22 +42,22 @@ export class ProjectAdmin {
     return who === CLI_IDENTITY ? null : who.user;
   }
 
-  setYanked(name: string, version: string, yanked: boolean, reason: string | null, who: Identity): number {
+  async setYanked(name: string, version: string, yanked: boolean, reason: string | null, who: Identity): Promise<number> {
     checkProjectName(name);
     checkVersionSegment(version);
     const record = this.ownedProject(name, who, yanked ? 'yank releases' : 'unyank releases');
-    const serial = this.meta.setYanked(record.name, version, yanked, reason, this.actor(who));
+    const serial = await this.meta.setYanked(record.name, version, yanked, reason, this.actor(who));
     if (serial === null) throw notFound(`Project ${record.displayName} has no release ${version}.`);
     return serial;
   }
 
-  remove(name: string, version: string | null, filename: string | null, who: Identity): FileRecord[] {
+  async remove(name: string, version: string | null, filename: string | null, who: Identity): Promise<FileRecord[]> {
     checkProjectName(name);
     if (version !== null) checkVersionSegment(version);
     if (filename !== null) checkFilenameSegment(filename);
     const what = filename !== null ? 'remove files' : version !== null ? 'remove releases' : 'remove the project';
     const record = this.ownedProject(name, who, what);
-    const removed = this.meta.remove(record.name, version, filename, this.actor(who));
+    const removed = await this.meta.remove(record.name, version, filename, this.actor(who));
     if (!removed) {
       throw notFound(
         filename ? `Project ${record.displayName} has no file ${filename} in release ${version}.` : `Project ${record.displayName} has no release ${version}.`,
@@ -66,19 +66,19 @@ export class ProjectAdmin {
     return removed;
   }
 
-  addMaintainer(name: string, user: string, who: Identity): void {
+  async addMaintainer(name: string, user: string, who: Identity): Promise<void> {
     checkProjectName(name);
     const record = this.ownedProject(name, who, 'add maintainers');
     if (user.length > MAX_USER_NAME || !this.meta.getUser(user)) throw notFound(`No user named ${user}.`);
-    this.meta.addMaintainer(record.name, user, this.actor(who));
+    await this.meta.addMaintainer(record.name, user, this.actor(who));
   }
 
   /** Lets a new private project take a name that exists upstream (docs/uploads.md). Administrators only. */
-  allowName(name: string, who: Identity): string {
+  async allowName(name: string, who: Identity): Promise<string> {
     if (!who.admin) throw forbidden('not_admin', 'Only an administrator may allow a name that exists upstream.');
     checkProjectName(name);
     const project = normalizeName(name);
-    this.meta.allowName(project, this.actor(who));
+    await this.meta.allowName(project, this.actor(who));
     return project;
   }
 }

@@ -2,6 +2,7 @@
  * The private index: projects, releases, files, removed (reserved) file names, users, tokens, roles (inside
  * project records), allowed names, the global serial and the changelog. Every change is one transaction
  * that also takes the next serial and appends a changelog entry, so a crash leaves all of a change or none.
+ * Reads are synchronous (served from the store or from a per-node view of it); writes resolve once durable.
  */
 import type { AllowedName, ChangelogEntry, DeletedFilename, FileRecord, ProjectRecord, ReleaseRecord, TokenRecord, UserRecord } from './records.js';
 
@@ -72,24 +73,29 @@ export interface IndexStore extends IndexReads {
    * Same filename + same hashes → identical (nothing written); same filename, other bytes, or a
    * filename once removed → refused.
    */
-  publishFile(input: PublishInput): PublishResult;
+  publishFile(input: PublishInput): Promise<PublishResult>;
   /** The change's serial, or null when there is no such release. */
-  setYanked(project: string, version: string, yanked: boolean, reason: string | null, user: string | null): number | null;
+  setYanked(project: string, version: string, yanked: boolean, reason: string | null, user: string | null): Promise<number | null>;
   /**
    * Removes a file, a release (all its files) or a whole project. Removed filenames stay reserved.
    * Returns the removed files (their blobs may now be orphans), or null when nothing matched.
    */
-  remove(project: string, version: string | null, filename: string | null, user: string | null): FileRecord[] | null;
+  remove(project: string, version: string | null, filename: string | null, user: string | null): Promise<FileRecord[] | null>;
   /** False when there is no such project. */
-  addMaintainer(project: string, user: string, by: string | null): boolean;
-  putUser(user: UserRecord): void;
+  addMaintainer(project: string, user: string, by: string | null): Promise<boolean>;
+  putUser(user: UserRecord): Promise<void>;
   /** Removes the user, their tokens and their roles in every project, so that a new user of that name inherits nothing. */
-  removeUser(name: string): boolean;
-  putToken(token: TokenRecord): void;
-  removeToken(id: string): boolean;
-  allowName(name: string, by: string | null): void;
+  removeUser(name: string): Promise<boolean>;
+  putToken(token: TokenRecord): Promise<void>;
+  removeToken(id: string): Promise<boolean>;
+  allowName(name: string, by: string | null): Promise<void>;
   /** Runs the synchronous `fn` against one consistent snapshot of every record. */
   readSnapshot<T>(fn: (snapshot: IndexSnapshot) => T): T;
-  /** Runs `fn` as one transaction: all of its writes or none. */
-  importRecords<T>(fn: (target: IndexImport) => T): T;
+  /** Runs the synchronous `fn` as one transaction: all of its writes or none. */
+  importRecords<T>(fn: (target: IndexImport) => T): Promise<T>;
+  /**
+   * Brings this node's reads up to every change committed (by any node) before the call. Reads are served
+   * from a per-node view when the records live in a shared database; a single-node store resolves at once.
+   */
+  catchUp(): Promise<void>;
 }

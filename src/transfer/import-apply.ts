@@ -201,7 +201,7 @@ export async function applyImport(
   report: (line: string) => void,
 ): Promise<ImportCounts> {
   const pass = new ImportPass(staged, storage.blobs, true, report);
-  storage.index.importRecords((target) => pass.private(target, target));
+  await storage.index.importRecords((target) => pass.private(target, target));
   await Promise.all(pass.cache(storage));
   return pass.counts;
 }

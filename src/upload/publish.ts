@@ -96,7 +96,7 @@ export class Publisher {
       }
       if (upload.signature) await committed.commit(upload.signature.path, upload.signature.sha256);
       await committed.commit(content.path, content.sha256);
-      result = this.meta.publishFile(this.publishInput(upload, who, metadataSha256));
+      result = await this.meta.publishFile(this.publishInput(upload, who, metadataSha256));
     } catch (err) {
       await committed.takeBack();
       throw err;

@@ -79,7 +79,7 @@ export function registerAccountRoutes(router: Router, web: WebContext): void {
     checkVersionSegment(version);
     const session = await checkedSession(ctx);
     const reason = yanked ? field(ctx, 'reason').trim().slice(0, 500) || null : null;
-    web.deps.admin.setYanked(project, version, yanked, reason, session.identity);
+    await web.deps.admin.setYanked(project, version, yanked, reason, session.identity);
     ctx.status = 303;
     ctx.redirect(`/project/${encodeURIComponent(normalizeName(project))}/${encodeURIComponent(version)}/?done=${yanked ? 'yanked' : 'unyanked'}`);
   };

@@ -138,8 +138,8 @@ describe('private index with real clients (twine, pip)', () => {
 
   test('API tokens: __token__ uploads; a token limited to another project is refused with 403', async (t) => {
     if (!(await requireClients(t, ['twine'], clients))) return;
-    const mine = server.addToken('alice', ['tok-proj']);
-    const elsewhere = server.addToken('alice', ['some-other-project']);
+    const mine = await server.addToken('alice', ['tok-proj']);
+    const elsewhere = await server.addToken('alice', ['some-other-project']);
     const v1 = await buildWheel(join(tmp, 'tok'), { name: 'tok-proj', version: '1.0' });
     const v2 = await buildWheel(join(tmp, 'tok'), { name: 'tok-proj', version: '2.0' });
 

@@ -257,7 +257,7 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
     server = await startLarder({ host, upstream: up.url });
     hostPort = new URL(server.url).host;
     await server.addUser('alice', PASSWORD);
-    token = server.addToken('alice');
+    token = await server.addToken('alice');
     acme = await buildWheel(join(tmp, 'dists'), { name: 'acme-widgets', version: '1.0', requiresDist: ['tinydep'] });
     const res = await fetch(`${server.url}/legacy/`, {
       method: 'POST',

@@ -14,7 +14,7 @@ export interface TestLarder {
   data: string;
   larder: Larder;
   addUser(name: string, password: string, admin?: boolean): Promise<void>;
-  addToken(user: string, projects?: string[]): string;
+  addToken(user: string, projects?: string[]): Promise<string>;
   /** Stops the server; the data directory stays for a restart unless `removeData`. */
   stop(): Promise<void>;
   close(): Promise<void>;
@@ -41,11 +41,11 @@ export async function startLarder(overrides: Partial<Config> = {}, dataDir?: str
     data,
     larder,
     async addUser(name, password, admin = false) {
-      larder.meta.putUser({ name, passwordHash: await passwords.hash(password), admin, createdAt: new Date().toISOString() });
+      await larder.meta.putUser({ name, passwordHash: await passwords.hash(password), admin, createdAt: new Date().toISOString() });
     },
-    addToken(user, projects) {
+    async addToken(user, projects) {
       const { token, record } = newToken(user, projects ?? null, null, new Date());
-      larder.meta.putToken(record);
+      await larder.meta.putToken(record);
       return token;
     },
     stop,

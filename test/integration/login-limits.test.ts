@@ -64,7 +64,7 @@ describe('login limits', () => {
     }
     // The right password is refused too, or the lock would tell a guesser when a guess is right.
     assertLocked(await send(admin, { method: 'DELETE', auth: alice, from }), LOCKED_ADDRESS);
-    assertLocked(await send(admin, { method: 'DELETE', auth: `token ${server.addToken('alice')}`, from }), LOCKED_ADDRESS);
+    assertLocked(await send(admin, { method: 'DELETE', auth: `token ${await server.addToken('alice')}`, from }), LOCKED_ADDRESS);
     assertLocked(await send(`${server.url}/legacy/`, { method: 'POST', auth: alice, from }), LOCKED_ADDRESS);
     // Anonymous reads and other addresses are not affected.
     assert.equal((await send(`${server.url}/simple/`, { from })).status, 200);

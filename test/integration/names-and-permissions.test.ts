@@ -302,7 +302,7 @@ describe('who may yank, unyank and remove', () => {
   });
 
   test("a token limited to another project may not manage this one, even its owner's", async () => {
-    const token = server.addToken('alice', ['other-project']);
+    const token = await server.addToken('alice', ['other-project']);
     const r = await call('POST', '/api/projects/acme-perm/releases/1.0/yank', basicAuth('__token__', token));
     assert.equal(r.status, 403);
     assert.match(await r.text(), /^The given token isn't allowed to manage project 'Acme\.Perm'\.$/m);

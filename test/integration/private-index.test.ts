@@ -198,7 +198,7 @@ describe('private index over HTTP', () => {
   });
 
   test('tokens work as __token__ and are limited to their projects', async () => {
-    const token = server.addToken('alice', ['acme-widgets']);
+    const token = await server.addToken('alice', ['acme-widgets']);
     const w = await buildWheel(join(dir, 'tok'), { name: 'Acme.Widgets', version: '3.0' });
     let res = await upload(w, {}, { Authorization: basicAuth('__token__', token) });
     assert.equal(res.status, 200, res.statusText);

@@ -360,7 +360,7 @@ describe('export and import (larder export / larder import)', () => {
     assert.equal(seed.code, 0, output(seed));
     {
       const storage = openStorage(target);
-      storage.index.remove('acme-two', null, null, null); // now a full import would change things again
+      await storage.index.remove('acme-two', null, null, null); // now a full import would change things again
       await storage.close();
     }
     const beforeState = await dataState(target);
@@ -575,7 +575,7 @@ describe('every record kind round-trips through export and import into an empty 
     await source.addUser('alice', 'alice-password');
     await source.addUser('bob', 'bob-password');
     await source.addUser('root', 'root-password', true);
-    token = source.addToken('alice', ['acme-rt']);
+    token = await source.addToken('alice', ['acme-rt']);
 
     signed = await buildWheel(join(dir, 'p'), { name: 'Acme.RT', version: '1.0' });
     reserved = await buildWheel(join(dir, 'p'), { name: 'Acme.RT', version: '0.9' });

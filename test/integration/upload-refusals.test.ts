@@ -161,15 +161,15 @@ describe('refused uploads leave no blob', () => {
 });
 
 /** An index where another writer (another process) takes the file name between the checks and the transaction. */
-type RacingIndex = IndexStore & { competitor: ((input: PublishInput) => void) | null };
+type RacingIndex = IndexStore & { competitor: ((input: PublishInput) => Promise<void>) | null };
 
 function racing(index: IndexStore): RacingIndex {
   const racer: RacingIndex = Object.create(index);
   racer.competitor = null;
-  racer.publishFile = (input: PublishInput): PublishResult => {
+  racer.publishFile = async (input: PublishInput): Promise<PublishResult> => {
     const competitor = racer.competitor;
     racer.competitor = null;
-    competitor?.(input);
+    await competitor?.(input);
     return index.publishFile(input);
   };
   return racer;
@@ -239,8 +239,8 @@ describe('publisher: when the final transaction still refuses', () => {
       cleanup: async () => {},
     });
 
-    meta.competitor = (input) => {
-      const result = meta.publishFile({
+    meta.competitor = async (input) => {
+      const result = await meta.publishFile({
         ...input,
         file: { ...input.file, sha256: theirs.sha256, md5: theirs.md5, blake2b_256: theirs.blake2b_256, size: theirs.size, signatureSha256: null },
       });

@@ -51,7 +51,7 @@ describe('removing a user', () => {
     await server.addUser('carol', 'old-carol-password');
     const res = await upload(v10, basicAuth('alice', 'old-alice-password'));
     assert.equal(res.status, 200, res.statusText);
-    assert.ok(server.larder.meta.addMaintainer('acme-roles', 'carol', null));
+    assert.ok(await server.larder.meta.addMaintainer('acme-roles', 'carol', null));
 
     await cli(server.data, ['user', 'remove', 'alice']);
     await cli(server.data, ['user', 'remove', 'carol']);
@@ -74,12 +74,12 @@ describe('removing a user', () => {
   test('the store removes the user, their tokens and their roles', async () => {
     const meta = server.larder.meta;
     await server.addUser('dave', 'dave-password');
-    server.addToken('dave');
-    assert.ok(meta.addMaintainer('acme-roles', 'dave', null));
-    assert.equal(meta.removeUser('dave'), true);
+    await server.addToken('dave');
+    assert.ok(await meta.addMaintainer('acme-roles', 'dave', null));
+    assert.equal(await meta.removeUser('dave'), true);
     assert.equal(meta.getUser('dave'), undefined);
     assert.deepEqual(meta.listTokens('dave'), []);
     assert.ok(!meta.getProject('acme-roles')!.maintainers.includes('dave'));
-    assert.equal(meta.removeUser('dave'), false);
+    assert.equal(await meta.removeUser('dave'), false);
   });
 });

@@ -53,7 +53,7 @@ describe('authenticator', () => {
     meta = storage.index;
     hasher = new PasswordHasher();
     aliceHash = await hasher.hash('alice-password');
-    meta.putUser({ name: 'alice', passwordHash: aliceHash, admin: false, createdAt: new Date().toISOString() });
+    await meta.putUser({ name: 'alice', passwordHash: aliceHash, admin: false, createdAt: new Date().toISOString() });
   });
   after(async () => {
     await hasher.close();
@@ -93,7 +93,7 @@ describe('authenticator', () => {
     assert.equal(counting.calls, 1);
     await assert.rejects(auth.authenticate(password('alice', 'alice-password'), '10.0.0.2'), (err: LarderError) => err.status === 429);
     const { token, record } = newToken('alice', null, null, new Date());
-    meta.putToken(record);
+    await meta.putToken(record);
     await assert.rejects(auth.authenticate({ kind: 'token', token }, '10.0.0.2'), (err: LarderError) => err.status === 429);
     assert.equal(counting.calls, 1);
     assert.ok(await auth.authenticate({ kind: 'token', token }, '10.0.0.3'));

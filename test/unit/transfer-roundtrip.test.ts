@@ -28,15 +28,22 @@ async function fill(storage: Storage): Promise<void> {
   };
   const wheel = publishInput('demo-1.0-py3-none-any.whl', '1.0', await blob('wheel'));
   const file: FileRecord = { ...wheel.file, metadataSha256: await blob('metadata'), signatureSha256: await blob('signature') };
-  index.publishFile({ ...wheel, file });
-  index.publishFile(publishInput('demo-0.9-py3-none-any.whl', '0.9', await blob('old wheel')));
-  index.remove('demo', '0.9', 'demo-0.9-py3-none-any.whl', 'alice');
-  index.setYanked('demo', '1.0', true, 'broken build', 'alice');
-  index.putUser({ name: 'alice', passwordHash: 'hash-a', admin: false, createdAt: '2024-01-01T00:00:00.000Z' });
-  index.putUser({ name: 'bob', passwordHash: 'hash-b', admin: false, createdAt: '2024-01-01T00:00:00.000Z' });
-  index.addMaintainer('demo', 'bob', 'alice');
-  index.putToken({ id: 'f'.repeat(12), hash: 'f'.repeat(64), user: 'alice', projects: ['demo'], description: 'ci', createdAt: '2024-01-01T00:00:00.000Z' });
-  index.allowName('some-allowed', 'root');
+  await index.publishFile({ ...wheel, file });
+  await index.publishFile(publishInput('demo-0.9-py3-none-any.whl', '0.9', await blob('old wheel')));
+  await index.remove('demo', '0.9', 'demo-0.9-py3-none-any.whl', 'alice');
+  await index.setYanked('demo', '1.0', true, 'broken build', 'alice');
+  await index.putUser({ name: 'alice', passwordHash: 'hash-a', admin: false, createdAt: '2024-01-01T00:00:00.000Z' });
+  await index.putUser({ name: 'bob', passwordHash: 'hash-b', admin: false, createdAt: '2024-01-01T00:00:00.000Z' });
+  await index.addMaintainer('demo', 'bob', 'alice');
+  await index.putToken({
+    id: 'f'.repeat(12),
+    hash: 'f'.repeat(64),
+    user: 'alice',
+    projects: ['demo'],
+    description: 'ci',
+    createdAt: '2024-01-01T00:00:00.000Z',
+  });
+  await index.allowName('some-allowed', 'root');
   const validators = { etag: '"v1"', lastModified: 'Mon, 01 Jan 2024 00:00:00 GMT' };
   await documents.put({ kind: 'page', project: 'up-lib' }, { value: { name: 'up-lib', files: [] }, fetchedAt: 10, validators });
   await documents.put({ kind: 'page', project: 'missing' }, { value: null, fetchedAt: 11, validators: {} });

@@ -32,30 +32,30 @@ export function registerAdminRoutes(router: Router, deps: HttpDeps, admin: Proje
   };
 
   router.post('/api/projects/:project/releases/:version/yank', jsonBody, async (ctx) => {
-    const serial = admin.setYanked(p(ctx, 'project'), p(ctx, 'version'), true, stringField(ctx, 'reason', false), await who(ctx));
+    const serial = await admin.setYanked(p(ctx, 'project'), p(ctx, 'version'), true, stringField(ctx, 'reason', false), await who(ctx));
     ctx.body = { yanked: true, serial };
   });
   router.post('/api/projects/:project/releases/:version/unyank', jsonBody, async (ctx) => {
-    const serial = admin.setYanked(p(ctx, 'project'), p(ctx, 'version'), false, null, await who(ctx));
+    const serial = await admin.setYanked(p(ctx, 'project'), p(ctx, 'version'), false, null, await who(ctx));
     ctx.body = { yanked: false, serial };
   });
   router.delete('/api/projects/:project', async (ctx) => {
-    const removed = admin.remove(p(ctx, 'project'), null, null, await who(ctx));
+    const removed = await admin.remove(p(ctx, 'project'), null, null, await who(ctx));
     ctx.body = { removed: removed.map((f) => f.filename) };
   });
   router.delete('/api/projects/:project/releases/:version', async (ctx) => {
-    const removed = admin.remove(p(ctx, 'project'), p(ctx, 'version'), null, await who(ctx));
+    const removed = await admin.remove(p(ctx, 'project'), p(ctx, 'version'), null, await who(ctx));
     ctx.body = { removed: removed.map((f) => f.filename) };
   });
   router.delete('/api/projects/:project/releases/:version/files/:filename', async (ctx) => {
-    const removed = admin.remove(p(ctx, 'project'), p(ctx, 'version'), p(ctx, 'filename'), await who(ctx));
+    const removed = await admin.remove(p(ctx, 'project'), p(ctx, 'version'), p(ctx, 'filename'), await who(ctx));
     ctx.body = { removed: removed.map((f) => f.filename) };
   });
   router.post('/api/projects/:project/maintainers', jsonBody, async (ctx) => {
-    admin.addMaintainer(p(ctx, 'project'), stringField(ctx, 'user', true)!, await who(ctx));
+    await admin.addMaintainer(p(ctx, 'project'), stringField(ctx, 'user', true)!, await who(ctx));
     ctx.body = { added: true };
   });
   router.post('/api/allowed-names', jsonBody, async (ctx) => {
-    ctx.body = { allowed: admin.allowName(stringField(ctx, 'name', true)!, await who(ctx)) };
+    ctx.body = { allowed: await admin.allowName(stringField(ctx, 'name', true)!, await who(ctx)) };
   });
 }

@@ -16,6 +16,8 @@ export class LmdbIndexStore extends IndexDatabases implements IndexStore {
     this.importTarget = new IndexDatabases(root);
   }
 
+  async catchUp(): Promise<void> {}
+
   private transaction<T>(fn: () => T): T {
     return this.root.transactionSync(fn);
   }
@@ -29,11 +31,11 @@ export class LmdbIndexStore extends IndexDatabases implements IndexStore {
     }
   }
 
-  importRecords<T>(fn: (target: IndexImport) => T): T {
+  async importRecords<T>(fn: (target: IndexImport) => T): Promise<T> {
     return this.transaction(() => fn(this.importTarget));
   }
 
-  publishFile(input: PublishInput): PublishResult {
+  async publishFile(input: PublishInput): Promise<PublishResult> {
     return this.transaction((): PublishResult => {
       const { project, release, file, user } = input;
       const existing = this.files.get([project.name, file.filename]);
@@ -76,7 +78,7 @@ export class LmdbIndexStore extends IndexDatabases implements IndexStore {
     });
   }
 
-  setYanked(project: string, version: string, yanked: boolean, reason: string | null, user: string | null): number | null {
+  async setYanked(project: string, version: string, yanked: boolean, reason: string | null, user: string | null): Promise<number | null> {
     return this.transaction(() => {
       const release = this.releases.get([project, version]);
       if (!release) return null;
@@ -85,7 +87,7 @@ export class LmdbIndexStore extends IndexDatabases implements IndexStore {
     });
   }
 
-  remove(project: string, version: string | null, filename: string | null, user: string | null): FileRecord[] | null {
+  async remove(project: string, version: string | null, filename: string | null, user: string | null): Promise<FileRecord[] | null> {
     return this.transaction(() => {
       if (!this.projects.get(project)) return null;
       const files = this.getFiles(project).filter((f) => (version === null || f.version === version) && (filename === null || f.filename === filename));
@@ -110,7 +112,7 @@ export class LmdbIndexStore extends IndexDatabases implements IndexStore {
     });
   }
 
-  addMaintainer(project: string, user: string, by: string | null): boolean {
+  async addMaintainer(project: string, user: string, by: string | null): Promise<boolean> {
     return this.transaction(() => {
       const record = this.projects.get(project);
       if (!record) return false;
@@ -122,11 +124,11 @@ export class LmdbIndexStore extends IndexDatabases implements IndexStore {
     });
   }
 
-  override putUser(user: UserRecord): void {
+  override async putUser(user: UserRecord): Promise<void> {
     this.transaction(() => super.putUser(user));
   }
 
-  removeUser(name: string): boolean {
+  async removeUser(name: string): Promise<boolean> {
     return this.transaction(() => {
       if (!this.users.get(name)) return false;
       this.users.removeSync(name);
@@ -138,11 +140,11 @@ export class LmdbIndexStore extends IndexDatabases implements IndexStore {
     });
   }
 
-  override putToken(token: TokenRecord): void {
+  override async putToken(token: TokenRecord): Promise<void> {
     this.transaction(() => super.putToken(token));
   }
 
-  removeToken(id: string): boolean {
+  async removeToken(id: string): Promise<boolean> {
     return this.transaction(() => {
       for (const { key, value } of this.tokens.getRange()) {
         if (value.id === id) {
@@ -154,7 +156,7 @@ export class LmdbIndexStore extends IndexDatabases implements IndexStore {
     });
   }
 
-  allowName(name: string, by: string | null): void {
+  async allowName(name: string, by: string | null): Promise<void> {
     this.transaction(() => this.putAllowedName({ name, by, at: new Date().toISOString() }));
   }
 }

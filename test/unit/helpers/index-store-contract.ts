@@ -7,9 +7,9 @@ export function indexStoreContract(name: string, open: StorageFactory): void {
   describe(`${name}: index store`, () => {
     const storage = withStorage(open);
 
-    test('a publish writes project, release, file, serial and changelog together', () => {
+    test('a publish writes project, release, file, serial and changelog together', async () => {
       const store = storage().index;
-      const result = store.publishFile(publishInput('demo-1.0-py3-none-any.whl', '1.0'));
+      const result = await store.publishFile(publishInput('demo-1.0-py3-none-any.whl', '1.0'));
       assert.equal(result.outcome, 'created');
       const serial = (result as { serial: number }).serial;
       assert.equal(store.lastSerial(), serial);
@@ -25,39 +25,39 @@ export function indexStoreContract(name: string, open: StorageFactory): void {
       assert.equal(log.at(-1)!.serial, serial);
     });
 
-    test('identical re-publish changes nothing; other bytes conflict', () => {
+    test('identical re-publish changes nothing; other bytes conflict', async () => {
       const store = storage().index;
       const serial = store.lastSerial();
-      assert.equal(store.publishFile(publishInput('demo-1.0-py3-none-any.whl', '1.0')).outcome, 'identical');
+      assert.equal((await store.publishFile(publishInput('demo-1.0-py3-none-any.whl', '1.0'))).outcome, 'identical');
       assert.equal(store.lastSerial(), serial);
-      assert.equal(store.publishFile(publishInput('demo-1.0-py3-none-any.whl', '1.0', 'c'.repeat(64))).outcome, 'conflict');
+      assert.equal((await store.publishFile(publishInput('demo-1.0-py3-none-any.whl', '1.0', 'c'.repeat(64)))).outcome, 'conflict');
       assert.equal(store.lastSerial(), serial);
     });
 
-    test('serials only grow across every kind of change, and removed filenames stay reserved', () => {
+    test('serials only grow across every kind of change, and removed filenames stay reserved', async () => {
       const store = storage().index;
       const seen = [store.lastSerial()];
-      store.publishFile(publishInput('demo-2.0-py3-none-any.whl', '2.0', 'd'.repeat(64)));
+      await store.publishFile(publishInput('demo-2.0-py3-none-any.whl', '2.0', 'd'.repeat(64)));
       seen.push(store.lastSerial());
-      assert.ok(store.setYanked('demo', '2.0', true, 'bad', 'alice'));
+      assert.ok(await store.setYanked('demo', '2.0', true, 'bad', 'alice'));
       assert.deepEqual([store.getRelease('demo', '2.0')!.yanked, store.getRelease('demo', '2.0')!.yankedReason], [true, 'bad']);
       seen.push(store.lastSerial());
-      store.setYanked('demo', '2.0', false, null, 'alice');
+      await store.setYanked('demo', '2.0', false, null, 'alice');
       seen.push(store.lastSerial());
-      assert.equal(store.setYanked('demo', '9.9', true, null, 'alice'), null);
-      const removed = store.remove('demo', '2.0', 'demo-2.0-py3-none-any.whl', 'alice');
+      assert.equal(await store.setYanked('demo', '9.9', true, null, 'alice'), null);
+      const removed = await store.remove('demo', '2.0', 'demo-2.0-py3-none-any.whl', 'alice');
       assert.equal(removed!.length, 1);
       seen.push(store.lastSerial());
       for (let i = 1; i < seen.length; i++) assert.ok(seen[i]! > seen[i - 1]!, `serial ${seen[i]} after ${seen[i - 1]}`);
       assert.equal(store.isFilenameDeleted('demo', 'demo-2.0-py3-none-any.whl'), true);
-      assert.equal(store.publishFile(publishInput('demo-2.0-py3-none-any.whl', '2.0', 'd'.repeat(64))).outcome, 'reused-filename');
+      assert.equal((await store.publishFile(publishInput('demo-2.0-py3-none-any.whl', '2.0', 'd'.repeat(64)))).outcome, 'reused-filename');
       assert.equal(store.getProject('demo')!.serial, store.lastSerial());
     });
 
-    test('prefix ranges do not leak into projects whose names extend another', () => {
+    test('prefix ranges do not leak into projects whose names extend another', async () => {
       const store = storage().index;
-      store.publishFile(publishInput('foo-1.0-py3-none-any.whl', '1.0', 'a'.repeat(64), 'foo'));
-      store.publishFile(publishInput('foo_bar-1.0-py3-none-any.whl', '1.0', 'a'.repeat(64), 'foo-bar'));
+      await store.publishFile(publishInput('foo-1.0-py3-none-any.whl', '1.0', 'a'.repeat(64), 'foo'));
+      await store.publishFile(publishInput('foo_bar-1.0-py3-none-any.whl', '1.0', 'a'.repeat(64), 'foo-bar'));
       assert.deepEqual(
         store.getFiles('foo').map((f) => f.filename),
         ['foo-1.0-py3-none-any.whl'],
@@ -71,32 +71,32 @@ export function indexStoreContract(name: string, open: StorageFactory): void {
       assert.equal([...store.allFiles()].length, 3);
     });
 
-    test('maintainers, users, tokens and allowed names; removing a user takes their tokens and roles', () => {
+    test('maintainers, users, tokens and allowed names; removing a user takes their tokens and roles', async () => {
       const store = storage().index;
       const at = new Date().toISOString();
-      store.putUser({ name: 'bob', passwordHash: 'h', admin: false, createdAt: at });
-      assert.equal(store.addMaintainer('demo', 'bob', 'alice'), true);
-      assert.equal(store.addMaintainer('nope', 'bob', 'alice'), false);
+      await store.putUser({ name: 'bob', passwordHash: 'h', admin: false, createdAt: at });
+      assert.equal(await store.addMaintainer('demo', 'bob', 'alice'), true);
+      assert.equal(await store.addMaintainer('nope', 'bob', 'alice'), false);
       assert.deepEqual(store.getProject('demo')!.maintainers, ['bob']);
-      store.putToken({ id: 'abc', hash: 'f'.repeat(64), user: 'bob', projects: null, description: null, createdAt: at });
+      await store.putToken({ id: 'abc', hash: 'f'.repeat(64), user: 'bob', projects: null, description: null, createdAt: at });
       assert.equal(store.getTokenByHash('f'.repeat(64))!.user, 'bob');
       assert.deepEqual(
         store.listTokens('bob').map((t) => t.id),
         ['abc'],
       );
       assert.deepEqual(store.listTokens('alice'), []);
-      assert.equal(store.removeToken('nope'), false);
-      store.allowName('some-name', 'root');
+      assert.equal(await store.removeToken('nope'), false);
+      await store.allowName('some-name', 'root');
       assert.equal(store.isNameAllowed('some-name'), true);
       assert.equal(store.isNameAllowed('other-name'), false);
-      assert.equal(store.removeUser('bob'), true);
+      assert.equal(await store.removeUser('bob'), true);
       assert.equal(store.getUser('bob'), undefined);
       assert.deepEqual(store.listTokens(), []);
       assert.deepEqual(store.getProject('demo')!.maintainers, []);
-      assert.equal(store.removeUser('bob'), false);
+      assert.equal(await store.removeUser('bob'), false);
     });
 
-    test('a read snapshot holds every record kind', () => {
+    test('a read snapshot holds every record kind', async () => {
       const store = storage().index;
       const counts = store.readSnapshot((view) => ({
         projects: [...view.projects()].length,
@@ -119,10 +119,10 @@ export function indexStoreContract(name: string, open: StorageFactory): void {
       );
     });
 
-    test('an import is one transaction: its changes take new serials, and a failure keeps none', () => {
+    test('an import is one transaction: its changes take new serials, and a failure keeps none', async () => {
       const store = storage().index;
       const before = store.lastSerial();
-      assert.throws(() =>
+      await assert.rejects(
         store.importRecords((target) => {
           target.addProject({ name: 'half', displayName: 'Half', createdAt: '', serial: 99, owners: [], maintainers: [] });
           throw new Error('stop');
@@ -130,7 +130,7 @@ export function indexStoreContract(name: string, open: StorageFactory): void {
       );
       assert.equal(store.getProject('half'), undefined);
       assert.equal(store.lastSerial(), before);
-      store.importRecords((target) => {
+      await store.importRecords((target) => {
         target.addProject({ name: 'whole', displayName: 'Whole', createdAt: '', serial: 99, owners: ['alice'], maintainers: [] });
         target.addRelease({ project: 'whole', version: '1.0', metadata: {}, createdAt: '', yanked: true, yankedReason: 'r' });
         assert.ok(target.getProject('whole'), 'reads inside see the writes so far');
@@ -146,16 +146,16 @@ export function indexStoreContract(name: string, open: StorageFactory): void {
       assert.equal(store.isFilenameDeleted('whole', 'whole-0.1.tar.gz'), true);
     });
 
-    test('removing a project removes its releases and files but keeps the serial counter', () => {
+    test('removing a project removes its releases and files but keeps the serial counter', async () => {
       const store = storage().index;
       const before = store.lastSerial();
-      const removed = store.remove('demo', null, null, 'alice');
+      const removed = await store.remove('demo', null, null, 'alice');
       assert.ok(removed && removed.length >= 1);
       assert.equal(store.getProject('demo'), undefined);
       assert.equal(store.getReleases('demo').length, 0);
       assert.equal(store.getFiles('demo').length, 0);
       assert.ok(store.lastSerial() > before);
-      assert.equal(store.remove('demo', null, null, 'alice'), null);
+      assert.equal(await store.remove('demo', null, null, 'alice'), null);
     });
   });
 }
