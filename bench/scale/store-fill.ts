@@ -72,7 +72,7 @@ export async function fillStore(dataDir: string, from: number, to: number, optio
       for (let k = 0; k < blobs.length; k += PARALLEL_WRITES) {
         await Promise.all(
           blobs.slice(k, k + PARALLEL_WRITES).map(async (b) => {
-            const path = storage.blobs.pathFor(b.sha256);
+            const path = storage.blobs.localPath(b.sha256)!;
             await mkdir(dirname(path), { recursive: true });
             await writeFile(path, b.bytes);
             if (b.orphan) await utimes(path, old, old);

@@ -5,7 +5,7 @@
 import type { Readable } from 'node:stream';
 
 export interface BlobStore {
-  /** Local directory for in-flight uploads and downloads (on the same filesystem as the blobs). */
+  /** Local directory for in-flight uploads and downloads (on the same filesystem as the blobs when they are local). */
   readonly tmpDir: string;
   /** Creates what the store needs (directories). */
   init(): Promise<void>;
@@ -13,23 +13,28 @@ export interface BlobStore {
   purgeTmp(olderThanMs?: number): Promise<number>;
   /** A fresh path in `tmpDir` for an in-flight write. */
   tmpPath(prefix?: string): string;
-  /** Where the blob's bytes can be read on this machine (served with sendfile-like streaming). */
-  pathFor(sha256: string): string;
+  /** Where the blob's bytes lie on this machine's disk (served with sendfile-like streaming), or null when the store keeps them elsewhere. */
+  localPath(sha256: string): string | null;
   has(sha256: string): Promise<boolean>;
-  /** Synchronous `has`, for the hot path of serving cached files. */
+  /** True when the blob is known to exist without a round trip (a local stat, or a recent sighting); false means "ask `has`". */
   hasSync(sha256: string): boolean;
   size(sha256: string): Promise<number | null>;
   /** When the blob was last written or committed again (ms), null when it does not exist; garbage collection spares young blobs. */
   modifiedAt(sha256: string): Promise<number | null>;
   /**
    * Makes the finished temporary file `tmpPath` (whose sha256 the caller has verified) the blob `sha256`,
-   * durably. If the blob already exists the temporary file is dropped and the blob counts as new again.
+   * durably; the temporary file is gone afterwards. If the blob already exists it counts as new again.
    */
-  commit(tmpPath: string, sha256: string): Promise<string>;
+  commit(tmpPath: string, sha256: string): Promise<void>;
   /** Writes a small buffer (e.g. a `.metadata` file) as a blob. */
-  writeBuffer(bytes: Buffer, sha256: string): Promise<string>;
-  read(sha256: string, range?: { start: number; end: number }): Readable;
+  writeBuffer(bytes: Buffer, sha256: string): Promise<void>;
+  /** The blob's bytes, or the inclusive byte `range`; rejects before any byte when the blob is missing or the store unreachable. */
+  read(sha256: string, range?: { start: number; end: number }): Promise<Readable>;
+  /** A URL a client may fetch the blob from directly for a while, or null when the store offers none. */
+  directUrl(sha256: string, download: { filename: string; contentType: string }): Promise<string | null>;
   remove(sha256: string): Promise<void>;
   /** Every blob, for garbage collection and statistics. */
   list(): AsyncIterable<{ sha256: string; size: number }>;
+  /** One cheap round trip to where the blobs are kept (for /health); rejects when it is unreachable. */
+  ping(): Promise<void>;
 }

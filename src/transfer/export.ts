@@ -217,7 +217,7 @@ export async function exportArchive(params: ExportParams): Promise<ExportResult>
       const name = blobEntry(sha);
       let actual: string;
       try {
-        actual = await writer.addStream(name, storage.blobs.read(sha), size, (n) => progress?.add(0, n));
+        actual = await writer.addStream(name, await storage.blobs.read(sha), size, (n) => progress?.add(0, n));
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw vanished(sha);
         throw err;

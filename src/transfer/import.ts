@@ -77,7 +77,8 @@ export async function importArchive(params: ImportParams): Promise<ImportSummary
           blobsWritten++;
           blobBytesWritten += size;
         } else {
-          await utimes(blobs.pathFor(sha), now, now).catch(() => {});
+          const path = blobs.localPath(sha);
+          if (path) await utimes(path, now, now).catch(() => {});
         }
       }
       counts = await applyImport(storage, staged, report);

@@ -28,7 +28,7 @@ export class UploadBlobs {
     await this.track(sha256, () => this.blobs.writeBuffer(bytes, sha256));
   }
 
-  private async track(sha256: string, commit: () => Promise<string>): Promise<void> {
+  private async track(sha256: string, commit: () => Promise<void>): Promise<void> {
     const existed = await this.blobs.has(sha256);
     await commit();
     const mtimeMs = existed ? null : await this.blobs.modifiedAt(sha256);

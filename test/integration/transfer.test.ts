@@ -264,7 +264,7 @@ describe('export and import (larder export / larder import)', () => {
     const storage = openStorage(target1);
     const { index: meta, blobs } = storage;
     try {
-      const hashOf = (sha: string) => sha256(readFileSync(blobs.pathFor(sha)));
+      const hashOf = (sha: string) => sha256(readFileSync(blobs.localPath(sha)!));
       const local = [...meta.allFiles()];
       assert.equal(local.length, header.counts.records.files);
       for (const f of local) {
@@ -503,7 +503,7 @@ describe('export and import (larder export / larder import)', () => {
     try {
       await cp(target1, copy, { recursive: true });
       const storage = openStorage(copy);
-      const path = storage.blobs.pathFor(oneWheel.sha256);
+      const path = storage.blobs.localPath(oneWheel.sha256)!;
       await storage.close();
       const bytes = await readFile(path);
       bytes[10] = bytes[10]! ^ 0xff;

@@ -254,10 +254,10 @@ describe('publisher: when the final transaction still refuses', () => {
       return true;
     });
 
-    assert.equal(existsSync(blobs.pathFor(ours.sha256)), false, 'our file blob, referenced by nothing, is gone');
-    assert.equal(existsSync(blobs.pathFor(ours.metadataSha256)), true, 'the .metadata blob the other record references stays');
-    assert.equal(existsSync(blobs.pathFor(theirs.sha256)), true, "the other writer's blob stays");
-    assert.equal(existsSync(blobs.pathFor(signatureSha)), true, 'a blob that was here before this upload stays');
+    assert.equal(existsSync(blobs.localPath(ours.sha256)!), false, 'our file blob, referenced by nothing, is gone');
+    assert.equal(existsSync(blobs.localPath(ours.metadataSha256)!), true, 'the .metadata blob the other record references stays');
+    assert.equal(existsSync(blobs.localPath(theirs.sha256)!), true, "the other writer's blob stays");
+    assert.equal(existsSync(blobs.localPath(signatureSha)!), true, 'a blob that was here before this upload stays');
     assert.deepEqual(await readdir(blobs.tmpDir), []);
     assert.equal(meta.getFile('acme-race', ours.filename)!.sha256, theirs.sha256);
   });

@@ -107,7 +107,7 @@ async function checkStore(data: string, known: Map<string, BuiltDist>, acknowled
     const files = [...meta.allFiles()];
     // Invariant 2: no record without its complete bytes.
     for (const file of files) {
-      const path = blobs.pathFor(file.sha256);
+      const path = blobs.localPath(file.sha256)!;
       const info = await stat(path).catch(() => null);
       assert.ok(info, `${file.filename}: record without blob ${path}`);
       assert.equal(info.size, file.size, `${file.filename}: blob size`);
@@ -116,7 +116,7 @@ async function checkStore(data: string, known: Map<string, BuiltDist>, acknowled
       assert.ok(sent, `${file.filename}: a file nobody uploaded`);
       assert.equal(file.sha256, sent.sha256);
       if (file.metadataSha256) {
-        const metaPath = blobs.pathFor(file.metadataSha256);
+        const metaPath = blobs.localPath(file.metadataSha256)!;
         assert.equal(await sha256File(metaPath), file.metadataSha256, `${file.filename}: .metadata blob`);
         assert.equal(file.metadataSha256, sent.metadataSha256);
       } else {
@@ -345,7 +345,7 @@ describe('BlobStore.commit never exposes a partial blob', () => {
     for (const rel of await walk(store.blobsDir)) {
       const path = join(store.blobsDir, rel);
       const sha = await sha256File(path);
-      assert.equal(path, store.pathFor(sha), `${rel} is not a complete blob`);
+      assert.equal(path, store.localPath(sha)!, `${rel} is not a complete blob`);
       names.push(sha);
     }
     return names;
@@ -362,8 +362,8 @@ describe('BlobStore.commit never exposes a partial blob', () => {
     assert.equal(await store.size(sha), null);
     await new Promise<void>((resolve, reject) => out.end(content.subarray(1024 * 1024), () => resolve()).once('error', reject));
 
-    const committed = await store.commit(tmpPath, sha);
-    assert.equal(committed, store.pathFor(sha));
+    await store.commit(tmpPath, sha);
+    const committed = store.localPath(sha);
     assert.deepEqual(await assertOnlyCompleteBlobs(), [sha]);
     assert.ok((await readFile(committed)).equals(content));
     assert.equal(await store.size(sha), content.length);
@@ -391,12 +391,12 @@ describe('BlobStore.commit never exposes a partial blob', () => {
     assert.deepEqual(await walk(store.tmpDir), []);
     const blobs = await assertOnlyCompleteBlobs();
     assert.equal(blobs.filter((b) => b === sha).length, 1);
-    assert.ok((await readFile(store.pathFor(sha))).equals(content));
+    assert.ok((await readFile(store.localPath(sha)!)).equals(content));
 
     const small = Buffer.from('Metadata-Version: 2.1\nName: x\nVersion: 1\n\n');
     const smallSha = createHash('sha256').update(small).digest('hex');
     await store.writeBuffer(small, smallSha);
-    assert.ok((await readFile(store.pathFor(smallSha))).equals(small));
+    assert.ok((await readFile(store.localPath(smallSha)!)).equals(small));
     await assertOnlyCompleteBlobs();
     const listed: string[] = [];
     for await (const blob of store.list()) listed.push(blob.sha256);

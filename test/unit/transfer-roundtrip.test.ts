@@ -118,7 +118,7 @@ function roundTrip(name: string, open: StorageFactory): void {
 
     test('blobs: every referenced blob, and only those', async () => {
       const listed = new Map<string, string>();
-      for await (const { sha256 } of target.blobs.list()) listed.set(sha256, await text(target.blobs.read(sha256)));
+      for await (const { sha256 } of target.blobs.list()) listed.set(sha256, await text(await target.blobs.read(sha256)));
       assert.deepEqual(
         [...listed.values()].sort(),
         ['metadata', 'signature', 'up metadata', 'upstream wheel', 'wheel'],

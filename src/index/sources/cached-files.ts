@@ -66,7 +66,7 @@ export class CachedFiles {
     if (record && this.blobs.hasSync(record.sha256)) {
       if (trace) trace.cache = 'hit';
       this.touch(id, record);
-      return { kind: 'disk', path: this.blobs.pathFor(record.sha256), size: record.size, sha256: record.sha256, etag: `"${record.sha256}"`, contentType };
+      return { kind: 'disk', path: this.blobs.localPath(record.sha256)!, size: record.size, sha256: record.sha256, etag: `"${record.sha256}"`, contentType };
     }
     if (this.options.offline) throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
     const file = (await this.pageOf(name))?.files.find((f) => f.filename === filename);

@@ -200,7 +200,8 @@ export class FileDownload {
   private async commit(digest: string): Promise<boolean> {
     try {
       if (this.writer!.stopped) throw this.writer!.error;
-      this.committedPath = await this.spec.blobs.commit(this.tmpPath, digest);
+      await this.spec.blobs.commit(this.tmpPath, digest);
+      this.committedPath = this.spec.blobs.localPath(digest);
     } catch (err) {
       this.stopKeeping(err as Error);
       return false;

@@ -96,7 +96,7 @@ export class PrivateSource implements IndexSource {
     const size = variant === 'file' ? file.size : await this.blobs.size(sha256);
     if (size === null) return null;
     const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
-    return { kind: 'disk', path: this.blobs.pathFor(sha256), size, sha256, etag: `"${sha256}"`, contentType };
+    return { kind: 'disk', path: this.blobs.localPath(sha256)!, size, sha256, etag: `"${sha256}"`, contentType };
   }
 }
 

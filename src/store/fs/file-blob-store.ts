@@ -3,7 +3,7 @@
  * and renamed into place, so a blob path either does not exist or holds the whole, verified content.
  */
 import { randomBytes } from 'node:crypto';
-import { constants, createReadStream, existsSync } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { access, mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -106,14 +106,14 @@ export class FileBlobStore implements BlobStore {
    * Makes the finished temporary file `tmpPath` (whose sha256 the caller has verified) the blob `sha256`:
    * fsync, rename, fsync the directory. If the blob already exists the temporary file is dropped.
    */
-  async commit(tmpPath: string, sha256: string): Promise<string> {
+  async commit(tmpPath: string, sha256: string): Promise<void> {
     const target = this.pathFor(sha256);
     if (await this.has(sha256)) {
       await unlink(tmpPath).catch(() => {});
       // A fresh mtime tells garbage collection the blob is wanted again (its record is about to be written).
       const now = new Date();
       await utimes(target, now, now).catch(() => {});
-      return target;
+      return;
     }
     const handle = await open(tmpPath, 'r+');
     try {
@@ -125,11 +125,10 @@ export class FileBlobStore implements BlobStore {
     await mkdir(dirname(target), { recursive: true });
     await rename(tmpPath, target);
     await syncDirectory(dirname(target));
-    return target;
   }
 
   /** Writes a small buffer (e.g. a `.metadata` file) as a blob. */
-  async writeBuffer(bytes: Buffer, sha256: string): Promise<string> {
+  async writeBuffer(bytes: Buffer, sha256: string): Promise<void> {
     const tmp = this.tmpPath('buf');
     const handle = await open(tmp, 'w');
     try {
@@ -140,8 +139,21 @@ export class FileBlobStore implements BlobStore {
     return this.commit(tmp, sha256);
   }
 
-  read(sha256: string, range?: { start: number; end: number }): Readable {
-    return createReadStream(this.pathFor(sha256), range ? { start: range.start, end: range.end } : {});
+  async read(sha256: string, range?: { start: number; end: number }): Promise<Readable> {
+    const handle = await open(this.pathFor(sha256), 'r');
+    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+  }
+
+  localPath(sha256: string): string {
+    return this.pathFor(sha256);
+  }
+
+  async directUrl(): Promise<null> {
+    return null;
+  }
+
+  async ping(): Promise<void> {
+    await access(this.blobsDir, constants.R_OK | constants.W_OK);
   }
 
   async remove(sha256: string): Promise<void> {

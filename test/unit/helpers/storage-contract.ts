@@ -94,8 +94,8 @@ export function storageContract(name: string, open: StorageFactory): void {
       assert.equal(await blobs.has(sha(bytes)), true);
       assert.equal(blobs.hasSync(sha(bytes)), true);
       assert.equal(await blobs.size(sha(bytes)), bytes.length);
-      assert.equal(await text(blobs.read(sha(bytes))), bytes);
-      assert.equal(await text(blobs.read(sha(bytes), { start: 5, end: 8 })), 'file');
+      assert.equal(await text(await blobs.read(sha(bytes))), bytes);
+      assert.equal(await text(await blobs.read(sha(bytes), { start: 5, end: 8 })), 'file');
       const listed = [];
       for await (const blob of blobs.list()) listed.push(blob);
       assert.deepEqual(listed, [{ sha256: sha(bytes), size: bytes.length }]);
