@@ -4,6 +4,8 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Context } from 'koa';
 
 /** Bytes `start`..`end` (inclusive) of a file on disk. */
@@ -13,19 +15,32 @@ export interface FileSlice {
   end: number;
 }
 
+/** Bytes read from elsewhere (object storage): `open` rejects before any byte when they cannot be read. */
+export interface StreamedBody {
+  open: () => Promise<Readable>;
+}
+
 export interface Answer {
   status: number;
   /** In sending order; Content-Type and Content-Length included when there is a body. */
   headers: [string, string][];
   /** null: no body (304, or an empty file). A HEAD request never gets the body. */
-  body: Buffer | FileSlice | null;
+  body: Buffer | FileSlice | StreamedBody | null;
 }
 
-/** The file of an answer whose body is a slice of one, opened; null when nothing is read from disk. */
-async function openSlice(answer: Answer, head: boolean): Promise<{ handle: FileHandle; slice: FileSlice } | null> {
+type Opened = { handle: FileHandle; slice: FileSlice } | { stream: Readable };
+
+/** The file or stream of an answer's body, opened; null when the body is a buffer or none is sent. */
+async function openBody(answer: Answer, head: boolean): Promise<Opened | null> {
   const { body } = answer;
   if (head || body === null || Buffer.isBuffer(body)) return null;
+  if ('open' in body) return { stream: await body.open() };
   return { handle: await open(body.path, 'r'), slice: body };
+}
+
+function pump(res: ServerResponse, opened: Opened): void {
+  if ('stream' in opened) pipeline(opened.stream, res).catch((err: Error) => res.destroy(err));
+  else pumpFile(res, opened.handle, opened.slice);
 }
 
 /**
@@ -33,11 +48,11 @@ async function openSlice(answer: Answer, head: boolean): Promise<{ handle: FileH
  * a file that cannot be opened rejects with nothing sent.
  */
 export async function sendRaw(res: ServerResponse, answer: Answer, head: boolean): Promise<void> {
-  const file = await openSlice(answer, head);
+  const file = await openBody(answer, head);
   const flat: string[] = [];
   for (const [name, value] of answer.headers) flat.push(name, value);
   res.writeHead(answer.status, flat);
-  if (file) pumpFile(res, file.handle, file.slice);
+  if (file) pump(res, file);
   else if (head || answer.body === null) res.end();
   else res.end(answer.body);
 }
@@ -46,12 +61,12 @@ export async function sendRaw(res: ServerResponse, answer: Answer, head: boolean
 export async function sendThroughKoa(ctx: Context, answer: Answer): Promise<void> {
   const { body } = answer;
   const head = ctx.method === 'HEAD';
-  const file = await openSlice(answer, head);
+  const file = await openBody(answer, head);
   ctx.status = answer.status;
   for (const [name, value] of answer.headers) ctx.set(name, value);
   if (file) {
     ctx.respond = false;
-    pumpFile(ctx.res, file.handle, file.slice);
+    pump(ctx.res, file);
   } else if (body === null) {
     // Koa would send a text of its own for a 200 without a body.
     if (answer.status !== 304 && !head) ctx.body = Buffer.alloc(0);

@@ -1,7 +1,7 @@
 /**
  * The fast path: the two requests installers repeat most, a project page and a file kept on disk, answered
  * before the Koa stack (context objects, middleware, router) when the answer needs nothing else. It shares
- * the lookup, negotiation, ETag and header code with the routes (`projectPageAnswer`, `diskFileAnswer`,
+ * the lookup, negotiation, ETag and header code with the routes (`projectPageAnswer`, `storedFileAnswer`,
  * `sendRaw`), so both entry points answer alike. Anything else (another URL, a query string, an encoded
  * path, a name that is not normalized, read authentication, a page not found, an error, a file still
  * downloading) goes to Koa; a lookup already started is handed to the route (`Handoff`), never repeated.
@@ -12,7 +12,7 @@ import { normalizeName, type ProjectName } from '../model/names.js';
 import { checkProjectName } from '../index/client-names.js';
 import { sendRaw, type Answer } from './answer.js';
 import type { HttpDeps } from './deps.js';
-import { diskFileAnswer, type SmallBodies } from './file-answer.js';
+import { storedFileAnswer, type SmallBodies } from './file-answer.js';
 import type { Handoff } from './handoff.js';
 import type { Negotiator } from './negotiate.js';
 import type { RequestRecorder } from './request-log.js';
@@ -100,9 +100,9 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
     const lookup = deps.source.openFile(target.project, target.filename, target.variant, trace);
     try {
       const body = await lookup;
-      if (body?.kind === 'disk') {
+      if (body?.kind === 'stored') {
         const get = (name: string) => req.headers[name] as string | undefined;
-        const answer = await diskFileAnswer(body, fileRequest(get, req.method === 'HEAD', trace), deps.config.readAuth, smallBodies);
+        const answer = await storedFileAnswer(body, fileRequest(get, req.method === 'HEAD', trace), deps.config.readAuth, smallBodies);
         await send(req, res, '/packages/:project/:filename', answer, trace, start);
         if (trace.cache === 'hit' && req.method === 'GET') {
           const bytes = Number(answer.headers.find(([name]) => name === 'Content-Length')?.[1] ?? 0);

@@ -1,8 +1,10 @@
 /**
- * The answer for a file kept on disk: strong ETag, single byte ranges (suffix ranges too), 206/416,
- * immutable caching. Small files (wheels of a few kB) are answered from memory.
+ * The answer for a file kept in the blob store: strong ETag, single byte ranges (suffix ranges too),
+ * 206/416, immutable caching. Small files (wheels of a few kB) are answered from memory; a store that
+ * offers direct URLs (object storage with redirects on) gets a GET redirected there.
  */
 import { readFile } from 'node:fs/promises';
+import { buffer } from 'node:stream/consumers';
 import { LRUCache } from 'lru-cache';
 import { LarderError } from '../base/errors.js';
 import type { FileBody, SourceTrace } from '../model/documents.js';
@@ -67,8 +69,8 @@ export interface FileRequest {
   trace: SourceTrace;
 }
 
-export async function diskFileAnswer(
-  body: Extract<FileBody, { kind: 'disk' }>,
+export async function storedFileAnswer(
+  body: Extract<FileBody, { kind: 'stored' }>,
   request: FileRequest,
   privateReads: boolean,
   small: SmallBodies,
@@ -89,11 +91,25 @@ export async function diskFileAnswer(
   headers.push(['Content-Length', String(end - start + 1)]);
   const status = range ? 206 : 200;
   if (request.head || body.size === 0) return { status, headers, body: null };
-  if (body.size > SMALL_BODY) return { status, headers, body: { path: body.path, start, end } };
-  let bytes = small.get(body.path);
+  const direct = await body.directUrl();
+  if (direct) return redirectAnswer(request.trace, direct);
+  if (body.size > SMALL_BODY) {
+    const { path } = body;
+    return { status, headers, body: path === null ? { open: () => body.read({ start, end }) } : { path, start, end } };
+  }
+  let bytes = small.get(body.sha256);
   if (!bytes) {
-    bytes = await readFile(body.path);
-    small.set(body.path, bytes);
+    bytes = body.path === null ? await buffer(await body.read()) : await readFile(body.path);
+    small.set(body.sha256, bytes);
   }
   return { status, headers, body: range ? bytes.subarray(start, end + 1) : bytes };
+}
+
+/** Sends the client to the store's own URL for the bytes (valid for a while, so never cached). */
+function redirectAnswer(trace: SourceTrace, url: string): Answer {
+  return {
+    status: 302,
+    headers: [...traceHeaders(trace), ['Location', url], ['Cache-Control', 'private, no-store'], ['Content-Length', '0']],
+    body: null,
+  };
 }

@@ -3,7 +3,6 @@
  * `Requires-Dist` from its `.metadata` (PEP 658) or, failing that, from the METADATA inside the wheel
  * (which fetches the wheel into the cache; not on a dry run).
  */
-import { createReadStream } from 'node:fs';
 import { text } from 'node:stream/consumers';
 import type { FileBody, FileEntry, ProjectPage } from '../model/documents.js';
 import type { ProjectName } from '../model/names.js';
@@ -13,7 +12,7 @@ import { readWheelMetadata } from '../upload/dist-metadata.js';
 import type { MirrorIndex } from './closure.js';
 
 async function drain(body: FileBody): Promise<void> {
-  if (body.kind === 'disk') return;
+  if (body.kind === 'stored') return;
   const { stream } = await body.open();
   for await (const _ of stream);
 }
@@ -50,7 +49,7 @@ export class SourceIndex implements MirrorIndex {
     if (file.coreMetadata !== false) {
       const body = await this.source.openFile(name, file.filename, 'metadata');
       if (body) {
-        const stream = body.kind === 'disk' ? createReadStream(body.path) : (await body.open()).stream;
+        const stream = body.kind === 'stored' ? await body.read() : (await body.open()).stream;
         return parseCoreMetadata(await text(stream)).requires_dist ?? [];
       }
     }
@@ -63,7 +62,7 @@ export class SourceIndex implements MirrorIndex {
       await this.options.settle();
       body = await this.source.openFile(name, file.filename, 'file');
     }
-    if (body?.kind !== 'disk') return null;
+    if (body?.kind !== 'stored' || body.path === null) return null;
     return parseCoreMetadata((await readWheelMetadata(body.path, file.filename)).toString('utf8')).requires_dist ?? [];
   }
 }

@@ -135,13 +135,25 @@ export interface ProjectReleases {
 }
 
 /**
- * The bytes of one file (or of its `.metadata` / `.asc` companion): a file on disk, or a stream that
+ * The bytes of one file (or of its `.metadata` / `.asc` companion): a verified blob in the store, or a stream that
  * `open()` starts (so a HEAD request of a file of known size starts no download). `open()` rejects when the download fails
  * before its first byte, so the caller can still answer with an error status; it resolves with the size
  * when that is known by then (advertised, or the upstream's Content-Length).
  */
 export type FileBody =
-  | { kind: 'disk'; path: string; size: number; sha256: string; etag: string; contentType: string }
+  | {
+      kind: 'stored';
+      size: number;
+      sha256: string;
+      etag: string;
+      contentType: string;
+      /** The blob on this machine's disk, or null when the store keeps it elsewhere (object storage). */
+      path: string | null;
+      /** Opens the bytes, or the inclusive `range`; rejects before any byte when they cannot be read. */
+      read: (range?: { start: number; end: number }) => Promise<Readable>;
+      /** A URL the client may fetch the bytes from itself (object storage with redirects on), or null. */
+      directUrl: () => Promise<string | null>;
+    }
   | {
       kind: 'stream';
       open: () => Promise<{ stream: Readable; size: number | null }>;

@@ -74,3 +74,8 @@ export function contentTypeFor(filename: string): string {
   if (filename.endsWith('.tar.gz') || filename.endsWith('.tgz')) return 'application/x-tar';
   return 'application/octet-stream';
 }
+
+/** The name a client asks for: the distribution's, with `.metadata` or `.asc` for its companions. */
+export function requestedName(filename: string, variant: 'file' | 'metadata' | 'signature'): string {
+  return variant === 'file' ? filename : `${filename}${variant === 'metadata' ? '.metadata' : '.asc'}`;
+}

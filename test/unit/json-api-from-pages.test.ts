@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 /** The JSON API document built from a simple page, for upstreams without a JSON API; the `.metadata` reader it uses. */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -122,7 +123,16 @@ describe('coreMetadataFile', () => {
       await writeFile(path, coreMetadataText('Demo_Pkg', '1.0', 'from disk'));
       let size = 10;
       const source = {
-        openFile: async (): Promise<FileBody> => ({ kind: 'disk', path, size, sha256: 'x', etag: '"x"', contentType: 'text/plain' }),
+        openFile: async (): Promise<FileBody> => ({
+          kind: 'stored',
+          path,
+          size,
+          sha256: 'x',
+          etag: '"x"',
+          contentType: 'text/plain',
+          read: async () => createReadStream(path),
+          directUrl: async () => null,
+        }),
       };
       const { logger, warnings } = recordingLogger();
       const lookup = coreMetadataFile(source, logger);

@@ -1,6 +1,6 @@
 /**
  * Distribution files and their companions: GET/HEAD /packages/<project>/<filename>[.metadata|.asc]. Files
- * on disk are answered by file-answer.ts (also the fast path's answer); files still downloading are streamed.
+ * in the blob store are answered by file-answer.ts (also the fast path's answer); files still downloading are streamed.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -10,7 +10,7 @@ import { normalizeName, type ProjectName } from '../../model/names.js';
 import { checkFilenameSegment, checkProjectName } from '../../index/client-names.js';
 import type { HttpDeps } from '../deps.js';
 import { sendThroughKoa } from '../answer.js';
-import { diskFileAnswer, fileHeaders, type FileRequest, type SmallBodies } from '../file-answer.js';
+import { storedFileAnswer, fileHeaders, type FileRequest, type SmallBodies } from '../file-answer.js';
 import type { Handoff } from '../handoff.js';
 
 const SAFE_FILENAME = /^[^/\\\x00-\x1f\x7f]+$/;
@@ -65,7 +65,7 @@ export function registerFileRoutes(router: Router, deps: HttpDeps, smallBodies: 
     else
       await sendThroughKoa(
         ctx,
-        await diskFileAnswer(
+        await storedFileAnswer(
           body,
           fileRequest((name) => ctx.get(name) || undefined, ctx.method === 'HEAD', trace),
           deps.config.readAuth,

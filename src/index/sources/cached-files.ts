@@ -13,12 +13,14 @@ import type { DiskSpace } from '../../store/disk-space.js';
 import type { CachedFileId, CachedFileIndex } from '../../store/cached-file-index.js';
 import type { CachedFileRecord } from '../../store/records.js';
 import { UpstreamError } from '../../upstream/client.js';
-import { contentTypeFor } from '../../model/filenames.js';
+import { contentTypeFor, requestedName } from '../../model/filenames.js';
 import type { FileBody, FileEntry, FileVariant, ProjectPage, SourceTrace } from '../../model/documents.js';
 import type { ProjectName } from '../../model/names.js';
 import type { CacheEvents } from './cache-events.js';
 import { strongestHash, VerificationError } from './download-verifier.js';
 import { FileDownload } from './file-download.js';
+import { storedBody } from './stored-body.js';
+import type { CrossNodeDownloads, Release } from './cross-node-downloads.js';
 import type { UpstreamSource } from './upstream-source.js';
 
 /** `.metadata` files are a few kB; a long description takes them to a few hundred. */
@@ -35,6 +37,8 @@ export interface CachedFilesOptions {
   clock: Clock;
   /** Keeps cached files under a size bound, when one is configured. */
   budget?: { added(id: CachedFileId, size: number): Promise<void> };
+  /** Downloads shared with the other nodes of one blob store, when there are others. */
+  crossNode?: CrossNodeDownloads;
 }
 
 interface Target {
@@ -62,16 +66,22 @@ export class CachedFiles {
   async openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
     const id: CachedFileId = { project: name, filename, variant };
     const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
+    const download = { filename: requestedName(filename, variant), contentType };
     const record = this.files.get(id);
-    if (record && this.blobs.hasSync(record.sha256)) {
+    if (record && (this.blobs.hasSync(record.sha256) || (await this.blobs.has(record.sha256)))) {
       if (trace) trace.cache = 'hit';
       this.touch(id, record);
-      return { kind: 'disk', path: this.blobs.localPath(record.sha256)!, size: record.size, sha256: record.sha256, etag: `"${record.sha256}"`, contentType };
+      return storedBody(this.blobs, record.sha256, record.size, download);
     }
     if (this.options.offline) throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
     const file = (await this.pageOf(name))?.files.find((f) => f.filename === filename);
     const target = file && this.target(file, variant);
     if (!target) return null;
+    const stored = await this.alreadyStored(id, target);
+    if (stored) {
+      if (trace) trace.cache = 'hit';
+      return storedBody(this.blobs, stored.sha256, stored.size, download);
+    }
     if (target.expected.size !== null && target.expected.size > target.maxBytes) {
       throw new LarderError(
         'upstream_too_large',
@@ -112,15 +122,60 @@ export class CachedFiles {
     return file.hasSig ? { url: `${file.sourceUrl}.asc`, expected: { hash: null, size: null }, maxBytes: Math.min(max, MAX_SIGNATURE_BYTES) } : null;
   }
 
-  /** Joins the download under way for this file when it can take another client, else starts one. */
-  private async follow(id: CachedFileId, target: Target): Promise<{ stream: Readable; size: number | null }> {
-    const label = `${id.project}\u0000${id.filename}\u0000${id.variant}`;
+  /**
+   * The verified blob of the sha256 the upstream lists, when the store has it already (another node
+   * downloaded the file, or a private upload holds the same bytes): recorded, so later requests are hits.
+   */
+  private async alreadyStored(id: CachedFileId, target: Target): Promise<CachedFileRecord | null> {
+    const sha256 = sha256Of(target);
+    if (!sha256 || !(await this.blobs.has(sha256).catch(() => false))) return null;
+    const size = target.expected.size ?? (await this.blobs.size(sha256));
+    if (size === null) return null;
+    const now = this.options.clock.now();
+    const record = { sha256, size, fetchedAt: now, lastAccess: now };
+    try {
+      await this.files.put(id, record);
+      await this.options.budget?.added(id, size);
+    } catch (err) {
+      this.events.storeFailed?.(`record of ${id.filename}`, err as Error);
+    }
+    return record;
+  }
+
+  /** Joins the download under way on this node for this file, if one can take another client. */
+  private async join(label: string): Promise<{ stream: Readable; size: number | null } | null> {
     for (let current = this.downloads.get(label); current; ) {
       // A start that failed fails everyone who waited for it, with the same answer.
       const joined = await current;
       if (joined.joinable) return { stream: await joined.follow(), size: joined.knownSize };
       const now = this.downloads.get(label);
       current = now === current ? undefined : now;
+    }
+    return null;
+  }
+
+  /**
+   * Joins the download under way for this file when it can take another client, else starts one —
+   * unless another node is downloading it: then its blob is awaited (up to a bound) and read from the store.
+   */
+  private async follow(id: CachedFileId, target: Target): Promise<{ stream: Readable; size: number | null }> {
+    const label = `${id.project}\u0000${id.filename}\u0000${id.variant}`;
+    const local = await this.join(label);
+    if (local) return local;
+    const sha256 = sha256Of(target);
+    const crossNode = this.options.crossNode;
+    let release: Release | null = null;
+    if (sha256 && crossNode) {
+      release = await crossNode.lock(sha256);
+      if (!release && (await crossNode.landed(sha256))) {
+        const stored = await this.alreadyStored(id, target);
+        if (stored) return { stream: await this.blobs.read(stored.sha256), size: stored.size };
+      }
+      const joined = await this.join(label);
+      if (joined) {
+        await release?.();
+        return joined;
+      }
     }
     const starting = this.start(id, target);
     const download = starting.then((s) => s.download);
@@ -136,7 +191,10 @@ export class CachedFiles {
         () => undefined,
       );
     this.running.add(ended);
-    void ended.then(() => this.running.delete(ended));
+    void ended.then(() => {
+      this.running.delete(ended);
+      return release?.().catch(() => {});
+    });
     const { download: started, first } = await starting;
     return { stream: await first, size: started.knownSize };
   }
@@ -215,4 +273,9 @@ export class CachedFiles {
     }
     return this.upstream.failure(filename, err);
   }
+}
+
+/** The sha256 the upstream lists for the file, when it lists one. */
+function sha256Of(target: Target): string | null {
+  return target.expected.hash?.name === 'sha256' ? target.expected.hash.hex : null;
 }

@@ -2,7 +2,6 @@
  * A release's metadata read from the `.metadata` file (PEP 658) of one of its distributions, or from the
  * METADATA inside one of its wheels that is already cached.
  */
-import { createReadStream } from 'node:fs';
 import { text } from 'node:stream/consumers';
 import type { Logger } from 'pino';
 import type { Release, ReleaseMetadata } from '../../model/documents.js';
@@ -25,8 +24,8 @@ export function coreMetadataFile(source: Pick<IndexSource, 'openFile'>, logger: 
     try {
       const body = await source.openFile(name, file.filename, 'metadata');
       if (!body) return null;
-      if (body.kind === 'disk' && body.size > MAX_METADATA_BYTES) return null;
-      const stream = body.kind === 'disk' ? createReadStream(body.path) : (await body.open()).stream;
+      if (body.kind === 'stored' && body.size > MAX_METADATA_BYTES) return null;
+      const stream = body.kind === 'stored' ? await body.read() : (await body.open()).stream;
       return parseCoreMetadata(await text(stream));
     } catch (err) {
       logger.warn({ err: (err as Error).message, project: name, version: release.version }, 'could not read core metadata for the JSON API document');
@@ -48,7 +47,7 @@ export function cachedWheelMetadata(source: Pick<IndexSource, 'openFile'>, readW
       if (!file.filename.endsWith('.whl')) continue;
       try {
         const body = await source.openFile(name, file.filename, 'file');
-        if (body?.kind !== 'disk') continue;
+        if (body?.kind !== 'stored' || body.path === null) continue;
         return parseCoreMetadata((await readWheel(body.path, file.filename)).toString('utf8'));
       } catch (err) {
         logger.warn({ err: (err as Error).message, project: name, file: file.filename }, 'could not read the METADATA of a cached wheel');

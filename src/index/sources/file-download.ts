@@ -9,7 +9,7 @@
  * it — and nothing is kept. Such a download takes no new clients. A download whose size is unknown, or that
  * is not being kept, is abandoned once every client has gone. Nothing partial is ever kept.
  */
-import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { link, open, unlink, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { BlobStore } from '../../store/blob-store.js';
 import { BatchedFileWriter, MAX_IN_FLIGHT } from './batched-file-writer.js';
@@ -200,8 +200,17 @@ export class FileDownload {
   private async commit(digest: string): Promise<boolean> {
     try {
       if (this.writer!.stopped) throw this.writer!.error;
-      await this.spec.blobs.commit(this.tmpPath, digest);
-      this.committedPath = this.spec.blobs.localPath(digest);
+      const local = this.spec.blobs.localPath(digest);
+      if (local === null) {
+        // A store elsewhere takes the file away: it gets a second name, and the tmp file stays for clients
+        // still reading it, until cleanup.
+        const upload = `${this.tmpPath}.commit`;
+        await link(this.tmpPath, upload);
+        await this.spec.blobs.commit(upload, digest).finally(() => unlink(upload).catch(() => {}));
+      } else {
+        await this.spec.blobs.commit(this.tmpPath, digest);
+        this.committedPath = local;
+      }
     } catch (err) {
       this.stopKeeping(err as Error);
       return false;

@@ -71,7 +71,7 @@ export class JsonApiFromPages extends SourceDecorator {
       page.files.map(async (file) => {
         if (file.size !== null && file.hashes.sha256) return file;
         const body = await this.inner.openFile(page.name, file.filename, 'file').catch(() => null);
-        if (body?.kind !== 'disk') return file;
+        if (body?.kind !== 'stored') return file;
         return { ...file, size: body.size, hashes: { ...file.hashes, sha256: body.sha256 } };
       }),
     );

@@ -3,7 +3,8 @@ import { LRUCache } from 'lru-cache';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { IndexStore } from '../../store/index-store.js';
 import type { FileRecord, ProjectRecord, ReleaseRecord } from '../../store/records.js';
-import { contentTypeFor } from '../../model/filenames.js';
+import { contentTypeFor, requestedName } from '../../model/filenames.js';
+import { storedBody } from './stored-body.js';
 import type {
   FileBody,
   FileEntry,
@@ -96,7 +97,7 @@ export class PrivateSource implements IndexSource {
     const size = variant === 'file' ? file.size : await this.blobs.size(sha256);
     if (size === null) return null;
     const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
-    return { kind: 'disk', path: this.blobs.localPath(sha256)!, size, sha256, etag: `"${sha256}"`, contentType };
+    return storedBody(this.blobs, sha256, size, { filename: requestedName(filename, variant), contentType });
   }
 }
 
