@@ -33,6 +33,7 @@ import { registerStatsRoutes } from './http/routes/stats.js';
 import { registerUploadRoutes } from './http/routes/upload.js';
 import { ProjectAdmin } from './index/project-admin.js';
 import { CacheBudget } from './index/sources/cache-budget.js';
+import { CrossNodeDownloads } from './index/sources/cross-node-downloads.js';
 import type { CachedFiles } from './index/sources/cached-files.js';
 import { OverlaySource } from './index/sources/overlay-source.js';
 import { PrivateSource } from './index/sources/private-source.js';
@@ -119,9 +120,11 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   const policyMetrics = new PolicyMetrics(metrics.registry, logger, () => Array.from(stores.policy.collisions()).length);
   const policy = new Policy(config, stores.policy, clock);
   const budget = config.cacheMaxSize === null ? undefined : new CacheBudget(stores, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
+  const crossNode =
+    config.blobStore === null ? undefined : new CrossNodeDownloads(stores.downloadLocks, blobs, { waitMs: config.sharedDownloadWait, pollMs: 250 });
   const specs = upstreamSpecs(config);
   const chains = specs.map((spec, i) =>
-    buildUpstreamChain(spec, configFor(config, spec, i === 0), i === 0, { stores, clock, logger, metrics, space, storage, budget }),
+    buildUpstreamChain(spec, configFor(config, spec, i === 0), i === 0, { stores, clock, logger, metrics, space, storage, budget, crossNode }),
   );
   const clients = chains.map((c) => c.client);
   cachedFiles = chains[0]?.cache.files ?? null;
@@ -166,7 +169,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     files: new Handoff(),
     record: requestRecorder(logger, metrics),
   };
-  registerHealthRoutes(router);
+  registerHealthRoutes(router, stores.backends);
   registerMetricsRoutes(router, metrics, config.metricsToken);
   registerSimpleRoutes(router, deps, parts.negotiate, parts.pages);
   registerJsonApiRoutes(router, deps);

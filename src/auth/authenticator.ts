@@ -41,13 +41,25 @@ export class Authenticator {
     const name = credentials?.kind === 'password' ? credentials.user : null;
     this.limiter.check(address, name);
     if (credentials?.kind === 'password') return this.byPassword(credentials.user, credentials.password, address);
-    const record = credentials && this.store.getTokenByHash(hashToken(credentials.token));
-    const user = record && this.store.getUser(record.user);
-    if (!record || !user) {
+    if (!credentials) {
       this.limiter.fail(address, null);
       return null;
     }
-    return { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true };
+    const hash = hashToken(credentials.token);
+    const known = () => {
+      const record = this.store.getTokenByHash(hash);
+      const user = record && this.store.getUser(record.user);
+      return record && user ? { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true } : null;
+    };
+    const identity = known();
+    if (identity) return identity;
+    // Counted before anything is awaited, so concurrent guesses cannot get past the limit. A token made on
+    // another node a moment ago is found once this node's view has caught up; then the failure is taken back.
+    const attempt = this.limiter.fail(address, null);
+    await this.store.catchUp().catch(() => {});
+    const later = known();
+    if (later) this.limiter.forgive(attempt);
+    return later;
   }
 
   private async byPassword(name: string, password: string, address: string): Promise<Identity | null> {

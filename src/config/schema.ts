@@ -1,8 +1,9 @@
 /** Every setting larder has: its type, its parser and its environment variable. Defaults live in config/defaults.json. */
+import * as backends from './backend-settings.js';
 import * as policy from './policy-settings.js';
 import { ConfigError, parseDuration, type Parser } from './values.js';
 
-export interface Config extends policy.PolicyConfig {
+export interface Config extends policy.PolicyConfig, backends.BackendConfig {
   host: string;
   port: number;
   /** Data directory (LMDB, blobs, tmp). */
@@ -297,4 +298,29 @@ export const SETTINGS = [
   setting('deny', 'LARDER_DENY', '--deny', (r, k) => policy.parseRequirements(r, k), 'upstream releases hidden and refused (e.g. evilpkg,requests<2.0)'),
   setting('allow', 'LARDER_ALLOW', '--allow', (r, k) => policy.parseRequirements(r, k), 'when set, only these upstream projects are served'),
   setting('upstreams', 'LARDER_UPSTREAMS', '--upstreams', (r, k) => policy.parseUpstreams(r, k), 'several upstreams, in order (config file; JSON here)'),
+  // Shared backends for several larders (backend-settings.ts)
+  setting(
+    'databaseUrl',
+    'LARDER_DATABASE_URL',
+    '--database-url',
+    backends.parseDatabaseUrl,
+    'postgres:// URL of a database shared by several larders; empty = LMDB',
+  ),
+  setting(
+    'blobStore',
+    'LARDER_BLOB_STORE',
+    '--blob-store',
+    backends.parseBlobStore,
+    's3://bucket/prefix shared by several larders; empty = files under LARDER_DATA',
+  ),
+  setting('s3Endpoint', 'LARDER_S3_ENDPOINT', '--s3-endpoint', backends.parseEndpoint, 'URL of an S3-compatible server; empty = AWS'),
+  setting('s3Region', 'LARDER_S3_REGION', '--s3-region', optionalString, "S3 region; empty = the SDK's (AWS_REGION, profile, us-east-1)"),
+  setting('s3Redirect', 'LARDER_S3_REDIRECT', '--s3-redirect', parseBoolean, 'redirect file downloads to presigned S3 URLs'),
+  setting(
+    'sharedDownloadWait',
+    'LARDER_SHARED_DOWNLOAD_WAIT',
+    '--shared-download-wait',
+    parseDuration,
+    "how long a node waits for another node's download of a file before fetching it itself",
+  ),
 ] as const;

@@ -13,6 +13,7 @@ import type { StorageReporter } from '../metrics/storage-reporter.js';
 import type { CachedFileId } from '../store/cached-file-index.js';
 import type { DiskSpace } from '../store/disk-space.js';
 import { NamespacedCachedFiles } from '../store/namespaced-cached-files.js';
+import type { CrossNodeDownloads } from './sources/cross-node-downloads.js';
 import type { Storage } from '../store/storage.js';
 import { readWheelMetadata } from '../upload/dist-metadata.js';
 import { UpstreamClient } from '../upstream/client.js';
@@ -43,6 +44,8 @@ export interface ChainDeps {
   space: DiskSpace;
   storage: StorageReporter;
   budget?: { added(id: CachedFileId, size: number): Promise<void> };
+  /** Downloads shared with the other nodes of one blob store, when there are others. */
+  crossNode?: CrossNodeDownloads;
 }
 
 /** The settings as one upstream sees them: its URL, JSON API and credentials in place of the single upstream's. */
@@ -95,6 +98,7 @@ export function buildUpstreamChain(spec: UpstreamSpecOf, upstreamConfig: Config,
       clock,
       space,
       budget: budget && !first ? { added: (id, size) => budget.added({ ...id, project: prefix + id.project }, size) } : budget,
+      crossNode: deps.crossNode,
     },
     first ? logger : logger.child({ upstream: spec.name }),
     {

@@ -1,5 +1,7 @@
-/** Everything larder keeps for one data directory, behind the storage interfaces. */
+/** Everything larder keeps, behind the storage interfaces: one data directory, or that and shared backends. */
+import type { BackendCheck } from './backend-check.js';
 import type { BlobStore } from './blob-store.js';
+import type { DownloadLocks } from './download-locks.js';
 import type { CachedFileIndex } from './cached-file-index.js';
 import type { IndexStore } from './index-store.js';
 import type { PolicyStore } from './policy-store.js';
@@ -20,5 +22,9 @@ export interface Storage {
   upstreamDocuments(name: string): UpstreamDocumentStore;
   /** Mirror sets (air-gap fills) and the files they pin in the cache. */
   mirrorSets: MirrorSetStore;
+  /** Who downloads an upstream file when several nodes share the blob store. */
+  downloadLocks: DownloadLocks;
+  /** The backends /health reports on. */
+  backends: BackendCheck[];
   close(): Promise<void>;
 }

@@ -16,6 +16,7 @@ import type { ProjectName } from '../../model/names.js';
 import type { IndexSource } from '../source.js';
 import type { CacheEvents } from './cache-events.js';
 import { CachedFiles } from './cached-files.js';
+import type { CrossNodeDownloads } from './cross-node-downloads.js';
 import { DocumentCache } from './document-cache.js';
 import { RootList } from './root-list.js';
 import type { Fetched, UpstreamSource, Validators } from './upstream-source.js';
@@ -35,6 +36,8 @@ export interface CachedSourceOptions {
   space: DiskSpace;
   /** Keeps cached files under a size bound, when one is configured. */
   budget?: { added(id: CachedFileId, size: number): Promise<void> };
+  /** Downloads shared with the other nodes of one blob store, when there are others. */
+  crossNode?: CrossNodeDownloads;
 }
 
 export class CachedSource implements IndexSource {
@@ -56,7 +59,7 @@ export class CachedSource implements IndexSource {
     this.docs = docs;
     const { clock, space, offline } = options;
     this.documents = new DocumentCache(docs, { ...options, failure: (what, err) => upstream.failure(what, err) }, logger, events);
-    const fileOptions = { offline, clock, space, maxFileSize: options.maxFileSize, budget: options.budget };
+    const fileOptions = { offline, clock, space, maxFileSize: options.maxFileSize, budget: options.budget, crossNode: options.crossNode };
     this.files = new CachedFiles(upstream, files, blobs, fileOptions, logger, events, (name) => this.getProject(name));
     this.root = new RootList(upstream, docs, {
       cacheDir: options.cacheDir,

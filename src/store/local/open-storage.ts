@@ -10,17 +10,24 @@ import { LmdbIndexStore } from '../lmdb/lmdb-index-store.js';
 import { LmdbPolicyStore } from '../lmdb/lmdb-policy-store.js';
 import { LmdbMirrorSetStore } from '../lmdb/lmdb-mirror-set-store.js';
 import type { Storage } from '../storage.js';
+import { singleNodeLocks } from '../download-locks.js';
 
 export function openStorage(dataDir: string): Storage {
   const root = openEnvironment(dataDir);
+  const blobs = new FileBlobStore(dataDir);
   return {
     index: new LmdbIndexStore(root),
     documents: new LmdbDocumentStore(root),
     cachedFiles: new LmdbCachedFileIndex(root),
-    blobs: new FileBlobStore(dataDir),
+    blobs,
     policy: new LmdbPolicyStore(root),
     upstreamDocuments: (name) => new LmdbDocumentStore(root, `upstream-docs@${name}`),
     mirrorSets: new LmdbMirrorSetStore(root),
+    downloadLocks: singleNodeLocks,
+    backends: [
+      { role: 'database', kind: 'lmdb', neededForReads: true, ping: async () => void root.get('') },
+      { role: 'blobs', kind: 'filesystem', neededForReads: true, ping: () => blobs.ping() },
+    ],
     close: () => root.close(),
   };
 }
