@@ -13,7 +13,17 @@ import { sameFile, sameProject, sameRelease, sameToken, sameUser } from './migra
 import type { Progress } from './progress.js';
 
 export interface CheckResult {
-  checked: { projects: number; releases: number; files: number; reservedNames: number; users: number; tokens: number; exemptions: number; blobs: number; bytes: number };
+  checked: {
+    projects: number;
+    releases: number;
+    files: number;
+    reservedNames: number;
+    users: number;
+    tokens: number;
+    exemptions: number;
+    blobs: number;
+    bytes: number;
+  };
   /** One line per difference; empty when the check passed. */
   problems: string[];
 }
@@ -72,7 +82,8 @@ export async function checkMigration(params: {
     for (const e of source.policy.exemptions()) {
       checked.exemptions++;
       const t = target.policy.getExemption(e.project, e.version);
-      if (!t || t.reason !== e.reason || t.by !== e.by || t.at !== e.at) problems.push(`exemption ${e.project}==${e.version} ${t ? 'differs' : 'is missing'} in the target`);
+      if (!t || t.reason !== e.reason || t.by !== e.by || t.at !== e.at)
+        problems.push(`exemption ${e.project}==${e.version} ${t ? 'differs' : 'is missing'} in the target`);
     }
   }
   const blobs = [...params.blobs];

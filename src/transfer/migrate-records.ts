@@ -36,9 +36,10 @@ const zero = (): RecordCounts => ({
   conflicts: 0,
 });
 
-export const added = (c: RecordCounts) => c.projects + c.releases + c.files + c.reservedNames + c.allowedNames + c.users + c.tokens + c.exemptions + c.collisions;
+export const added = (c: RecordCounts) =>
+  c.projects + c.releases + c.files + c.reservedNames + c.allowedNames + c.users + c.tokens + c.exemptions + c.collisions;
 
-const sameList = (a: string[], b: string[]) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+const sameList = (a: string[], b: string[]) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 
 export const sameProject = (a: ProjectRecord, b: ProjectRecord) =>
   a.displayName === b.displayName && a.createdAt === b.createdAt && sameList(a.owners, b.owners) && sameList(a.maintainers, b.maintainers);
@@ -47,7 +48,11 @@ export const sameRelease = (a: ReleaseRecord, b: ReleaseRecord) =>
 export const sameFile = (a: FileRecord, b: FileRecord) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
 export const sameUser = (a: UserRecord, b: UserRecord) => a.passwordHash === b.passwordHash && a.admin === b.admin && a.createdAt === b.createdAt;
 export const sameToken = (a: TokenRecord, b: TokenRecord) =>
-  a.id === b.id && a.user === b.user && a.description === b.description && a.createdAt === b.createdAt && JSON.stringify(a.projects) === JSON.stringify(b.projects);
+  a.id === b.id &&
+  a.user === b.user &&
+  a.description === b.description &&
+  a.createdAt === b.createdAt &&
+  JSON.stringify(a.projects) === JSON.stringify(b.projects);
 
 /**
  * Adds to `target` what `source` has and it lacks. A project's serial as clients see it never goes down:
@@ -77,7 +82,8 @@ function importInto(source: IndexStore, target: IndexImport, counts: RecordCount
     }
     for (const deleted of snapshot.deletedFilenames()) {
       if (target.isFilenameDeleted(deleted.project, deleted.filename)) counts.alreadyThere++;
-      else if (target.getFile(deleted.project, deleted.filename)) conflict(`${deleted.project}/${deleted.filename} was removed in the source but exists in the target`);
+      else if (target.getFile(deleted.project, deleted.filename))
+        conflict(`${deleted.project}/${deleted.filename} was removed in the source but exists in the target`);
       else {
         target.reserveFilename(deleted);
         counts.reservedNames++;

@@ -51,7 +51,7 @@ export async function migrate(
 
   const wanted = wantedBlobs(source.index, source.cachedFiles);
   const { sizes, missingPrivate } = await sourceSizes(source.blobs, wanted, report);
-  let blobs: BlobCounts = { copied: 0, copiedBytes: 0, alreadyThere: sizes.size, alreadyThereBytes: 0, failed: 0 };
+  let blobs: BlobCounts = { copied: 0, copiedBytes: 0, alreadyThere: 0, alreadyThereBytes: 0, failed: 0 };
   if (copyBlobs) {
     const progress = options.progress?.('migrate');
     try {
@@ -85,9 +85,7 @@ export async function migrate(
         `${plural(records.collisions, 'name collision')}; ${records.alreadyThere} already in the target` +
         (records.conflicts ? `; ${plural(records.conflicts, 'conflict')} (reported above)` : ''),
     );
-    report(
-      'serials: the target numbers its own changes (its changelog starts with this migration); each project keeps a serial at least as high as before',
-    );
+    report('serials: the target numbers its own changes (its changelog starts with this migration); each project keeps a serial at least as high as before');
   } else report('records: not migrated (no --to): they stay in the data directory');
   report('upstream page caches are per node and not migrated: each node builds its own (cached files are found in the blob store)');
 

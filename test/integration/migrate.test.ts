@@ -94,7 +94,10 @@ describe('larder migrate', () => {
       body: JSON.stringify({ reason: 'broken build' }),
     });
     assert.equal(yank.status, 200);
-    const removed = await fetch(`${source.url}/api/projects/acme-two/releases/1.0/files/${removedWheel.filename}`, { method: 'DELETE', headers: { Authorization: ALICE } });
+    const removed = await fetch(`${source.url}/api/projects/acme-two/releases/1.0/files/${removedWheel.filename}`, {
+      method: 'DELETE',
+      headers: { Authorization: ALICE },
+    });
     assert.equal(removed.status, 200, await removed.text());
     const maintainer = await fetch(`${source.url}/api/projects/acme-one/maintainers`, {
       method: 'POST',
