@@ -14,6 +14,7 @@ import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
 import { TRANSFER_COMMANDS } from './transfer-commands.js';
 import { POLICY_COMMANDS } from './policy-commands.js';
 import { MIRROR_COMMANDS } from './mirror-commands.js';
+import { MIGRATE_COMMANDS } from './migrate-command.js';
 import type { Command, Handler, Io } from './command.js';
 import { table } from './table.js';
 
@@ -195,6 +196,7 @@ export const COMMANDS: Record<string, Command> = {
   ...TRANSFER_COMMANDS,
   ...POLICY_COMMANDS,
   ...MIRROR_COMMANDS,
+  ...MIGRATE_COMMANDS,
 };
 
 export function commandHelp(command: Command): string {
