@@ -51,10 +51,11 @@ import { loadSessionKey } from './web/session.js';
 import { createWebUi } from './web/web-ui.js';
 import { StorageReporter } from './metrics/storage-reporter.js';
 import { Metrics } from './metrics/metrics.js';
+import { BackendMetrics } from './metrics/backend-metrics.js';
 import type { BlobStore } from './store/blob-store.js';
 import { DiskSpace } from './store/disk-space.js';
 import type { IndexStore } from './store/index-store.js';
-import { openStorage } from './store/local/open-storage.js';
+import { openBackends, type BackendObserve } from './store/open-backends.js';
 import type { Storage } from './store/storage.js';
 import { Publisher } from './upload/publish.js';
 
@@ -78,14 +79,14 @@ export interface Larder {
   close(graceMs?: number): Promise<void>;
 }
 
-async function openDataDir(config: Config): Promise<Storage> {
+async function openDataDir(config: Config, observe: BackendObserve): Promise<Storage> {
   await mkdir(config.data, { recursive: true });
   try {
     await access(config.data, constants.W_OK);
   } catch {
     throw new Error(`data directory ${config.data} is not writable`);
   }
-  const storage = openStorage(config.data);
+  const storage = await openBackends(config, observe);
   try {
     await storage.blobs.init();
     await storage.blobs.purgeTmp();
@@ -108,11 +109,13 @@ export interface LarderOptions {
 export async function createLarder(config: Config, options: LarderOptions = {}): Promise<Larder> {
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
-  const stores = await openDataDir(config);
-  const { index: meta, blobs } = stores;
-
   let cachedFiles: CachedFiles | null = null;
-  const metrics = new Metrics(() => ({ private: privateFileTotals(meta), cached: cachedFiles?.totals() ?? { bytes: 0, files: 0 } }), clock);
+  let privateTotals = () => ({ bytes: 0, files: 0 });
+  const metrics = new Metrics(() => ({ private: privateTotals(), cached: cachedFiles?.totals() ?? { bytes: 0, files: 0 } }), clock);
+  const backendMetrics = new BackendMetrics(metrics.registry);
+  const stores = await openDataDir(config, (backend) => backendMetrics.observer(backend));
+  const { index: meta, blobs } = stores;
+  privateTotals = () => privateFileTotals(meta);
 
   const privateSource = new PrivateSource(meta, blobs);
   const space = new DiskSpace(config.data, config.diskReserve, clock);

@@ -19,5 +19,7 @@ export interface Command {
   options?: Parameters<typeof parseCommand>[1];
   minArgs: number;
   maxArgs: number;
+  /** Opens the data directory alone, even when shared backends are configured (`migrate` moves it into them). */
+  localStorage?: boolean;
   run: (args: string[], values: Record<string, unknown>, storage: Storage, io: Io, config: Config) => Promise<void>;
 }

@@ -7,6 +7,7 @@ import { CLI_IDENTITY, ProjectAdmin } from '../index/project-admin.js';
 import { systemClock } from '../base/clock.js';
 import type { IndexStore } from '../store/index-store.js';
 import { openStorage } from '../store/local/open-storage.js';
+import { openBackends } from '../store/open-backends.js';
 import { cacheStats, collectGarbage, purgeCache } from '../index/cache-maintenance.js';
 import { parseDuration } from '../config/schema.js';
 import { formatBytes } from '../base/units.js';
@@ -212,7 +213,7 @@ export const runStoreCommand =
       throw new UsageError(`wrong number of arguments; usage: ${command.usage}`);
     }
     const settings = config();
-    const storage = openStorage(settings.data);
+    const storage = command.localStorage ? openStorage(settings.data) : await openBackends(settings);
     try {
       await command.run(positionals, values, storage, io, settings);
     } finally {

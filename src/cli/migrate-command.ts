@@ -32,6 +32,7 @@ export function migrateCommand(openTargets: OpenMigrationTargets = openMigration
     options: { to: { type: 'string' }, blobs: { type: 'string' }, verify: { type: 'boolean' }, 'progress-interval': { type: 'string' } },
     minArgs: 0,
     maxArgs: 0,
+    localStorage: true,
     async run(_args, values, storage, io, config) {
       if (config.databaseUrl !== null || config.blobStore !== null) {
         throw new UsageError(

@@ -1,12 +1,15 @@
 /**
  * Opens where `larder migrate` moves a data directory to: a database (`--to`) and a blob store (`--blobs`).
- * `file:` URLs name another local data directory (LMDB + files), which is what the tests migrate into.
+ * `file:` URLs name another local data directory (LMDB + files) instead.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from './args.js';
 import { FileBlobStore } from '../store/fs/file-blob-store.js';
 import { openStorage } from '../store/local/open-storage.js';
+import { openPostgres } from '../store/postgres/open-postgres.js';
+import { S3BlobStore } from '../store/s3/s3-blob-store.js';
+import { parseBlobStore } from '../config/backend-settings.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { IndexStore } from '../store/index-store.js';
 import type { PolicyStore } from '../store/policy-store.js';
@@ -44,19 +47,35 @@ function localDir(url: string, data: string, flag: string): string {
   return dir;
 }
 
+/** The blob store `--blobs` names. */
+async function openBlobs(options: MigrationTargetOptions, url: string): Promise<BlobStore> {
+  if (url.startsWith('s3://')) {
+    parseBlobStore(url, '--blobs');
+    const blobs = new S3BlobStore({
+      location: url,
+      endpoint: options.s3Endpoint ?? undefined,
+      region: options.s3Region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+      dataDir: options.data,
+      redirect: false,
+    });
+    await blobs.init();
+    return blobs;
+  }
+  if (!url.startsWith('file:')) throw new UsageError(`--blobs ${url}: expected s3://bucket/prefix`);
+  return new FileBlobStore(localDir(url, options.data, '--blobs'));
+}
+
 export const openMigrationTargets: OpenMigrationTargets = async (options) => {
   const { databaseUrl, blobStore, data } = options;
-  if (databaseUrl !== null) {
-    if (/^postgres(ql)?:\/\//.test(databaseUrl)) throw new UsageError('--to postgres://…: the PostgreSQL backend is not available in this build');
-    if (!databaseUrl.startsWith('file:')) throw new UsageError(`--to ${databaseUrl}: expected postgres://user:password@host/database`);
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl) && !databaseUrl.startsWith('file:')) {
+    throw new UsageError(`--to ${databaseUrl}: expected postgres://user:password@host/database`);
   }
-  if (blobStore !== null) {
-    if (blobStore.startsWith('s3://')) throw new UsageError('--blobs s3://…: the S3 blob store is not available in this build');
-    if (!blobStore.startsWith('file:')) throw new UsageError(`--blobs ${blobStore}: expected s3://bucket/prefix`);
+  const blobs = blobStore === null ? null : await openBlobs(options, blobStore);
+  if (databaseUrl === null) return { index: null, policy: null, blobs, close: async () => {} };
+  if (databaseUrl.startsWith('file:')) {
+    const storage = openStorage(localDir(databaseUrl, data, '--to'));
+    return { index: storage.index, policy: storage.policy, blobs, close: () => storage.close() };
   }
-  const indexDir = databaseUrl === null ? null : localDir(databaseUrl, data, '--to');
-  const blobs = blobStore === null ? null : new FileBlobStore(localDir(blobStore, data, '--blobs'));
-  if (indexDir === null) return { index: null, policy: null, blobs, close: async () => {} };
-  const storage = openStorage(indexDir);
-  return { index: storage.index, policy: storage.policy, blobs, close: () => storage.close() };
+  const database = await openPostgres(databaseUrl);
+  return { index: database.index, policy: database.policy, blobs, close: () => database.close() };
 };

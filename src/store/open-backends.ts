@@ -1,0 +1,60 @@
+/**
+ * Opens the storage the settings name: one data directory (LMDB + files), or that for the node's own
+ * caches with the private index and policy in PostgreSQL and the blobs in S3, shared by several larders.
+ */
+import { openStorage } from './local/open-storage.js';
+import { openPostgres } from './postgres/open-postgres.js';
+import { S3BlobStore } from './s3/s3-blob-store.js';
+import type { BackendCheck } from './backend-check.js';
+import type { Storage } from './storage.js';
+
+export interface BackendOptions {
+  data: string;
+  databaseUrl: string | null;
+  blobStore: string | null;
+  s3Endpoint: string | null;
+  s3Region: string | null;
+  s3Redirect: boolean;
+}
+
+/** Hears each call to a shared backend: which backend, the operation, its time and whether it worked. */
+export type BackendObserve = (backend: 'database' | 'blobs') => (operation: string, ms: number, ok: boolean) => void;
+
+export async function openBackends(options: BackendOptions, observe?: BackendObserve): Promise<Storage> {
+  const local = openStorage(options.data);
+  if (options.databaseUrl === null && options.blobStore === null) return local;
+  try {
+    const database = options.databaseUrl === null ? null : await openPostgres(options.databaseUrl, { observe: observe?.('database') });
+    const blobs =
+      options.blobStore === null
+        ? local.blobs
+        : new S3BlobStore({
+            location: options.blobStore,
+            endpoint: options.s3Endpoint ?? undefined,
+            region: options.s3Region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+            dataDir: options.data,
+            redirect: options.s3Redirect,
+            observe: observe?.('blobs'),
+          });
+    const [localDatabase, localBlobs] = local.backends as [BackendCheck, BackendCheck];
+    return {
+      ...local,
+      index: database?.index ?? local.index,
+      policy: database?.policy ?? local.policy,
+      blobs,
+      downloadLocks: database?.downloadLocks ?? local.downloadLocks,
+      backends: [
+        database ? { role: 'database', kind: 'postgresql', neededForReads: false, ping: () => database.database.ping() } : localDatabase,
+        options.blobStore === null ? localBlobs : { role: 'blobs', kind: 's3', neededForReads: true, ping: () => blobs.ping() },
+        ...(database ? [{ ...localDatabase, role: 'cache' }] : []),
+      ],
+      async close() {
+        await database?.close();
+        await local.close();
+      },
+    };
+  } catch (err) {
+    await local.close();
+    throw err;
+  }
+}
