@@ -1,0 +1,132 @@
+/**
+ * Keeps a node's in-memory views in step with the database. Every write transaction adds a row to
+ * `revisions` (its number, gap-free in commit order, and the scopes it changed) and notifies
+ * `larder_changes`; catching up reads the revisions after the last one applied and reloads what their
+ * scopes name, in one snapshot, then applies it to every view in one synchronous step. A node whose
+ * revisions were pruned (too far behind) reloads everything. Catch-ups are triggered by NOTIFY (also on
+ * each (re)connection of the LISTEN connection), by polling the revision counter every `pollMs` (the
+ * fallback), and by `catchUp()`; they run one at a time.
+ */
+import type { ISql, ListenMeta } from 'postgres';
+import type { PgDatabase } from './database.js';
+import type { Row } from './rows.js';
+
+export const CHANNEL = 'larder_changes';
+
+/** One view the replica keeps up to date. */
+export interface ReplicaPart {
+  /** Loads, inside the snapshot `sql`, what the scopes name (everything when null); returns the synchronous step applying it. */
+  load(sql: ISql, scopes: Set<string> | null): Promise<() => void>;
+}
+
+export interface ReplicaOptions {
+  /** Polling period of the fallback (ms). */
+  pollMs?: number;
+  /** False: no LISTEN (polling only). */
+  listen?: boolean;
+  /** Errors of catch-ups nobody awaits (NOTIFY, polling). */
+  onError?: (err: unknown) => void;
+}
+
+export class Replica {
+  private applied = 0;
+  private needsFull = true;
+  private tail: Promise<unknown> = Promise.resolve();
+  private queued: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private listening: ListenMeta | undefined;
+
+  constructor(
+    private readonly db: PgDatabase,
+    private readonly parts: ReplicaPart[],
+    private readonly options: ReplicaOptions = {},
+  ) {}
+
+  /** The last revision applied to the views. */
+  revision(): number {
+    return this.applied;
+  }
+
+  /** Loads everything, then follows the database. */
+  async start(): Promise<void> {
+    await this.catchUp();
+    if (this.options.listen !== false) {
+      const onChange = () => this.background();
+      this.listening = await this.db.run('listen', (sql) => sql.listen(CHANNEL, onChange, onChange));
+    }
+    this.timer = setInterval(() => void this.poll(), this.options.pollMs ?? 500);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.listening?.unlisten().catch(() => {});
+  }
+
+  /** Brings the views up to every change committed before the call. */
+  catchUp(): Promise<void> {
+    this.queued ??= this.exclusive(async () => {
+      this.queued = null;
+      const apply = await this.db.run('catch-up', (sql) => sql.begin('isolation level repeatable read read only', (tx) => this.step(tx)));
+      apply?.();
+    });
+    return this.queued;
+  }
+
+  /** Catches up inside the caller's transaction (which holds the revision lock), then runs `fn`, with no other catch-up in between. */
+  within<T>(sql: ISql, fn: () => T): Promise<T> {
+    return this.exclusive(async () => {
+      (await this.step(sql))?.();
+      return fn();
+    });
+  }
+
+  /** Resolves once the views include `revision` (read-your-writes). */
+  async waitFor(revision: number): Promise<void> {
+    for (let attempt = 0; this.applied < revision; attempt++) {
+      if (attempt === 3) throw new Error(`revision ${revision} is committed but not found after three catch-ups (at ${this.applied})`);
+      await this.catchUp();
+    }
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn);
+    this.tail = run.catch(() => {});
+    return run;
+  }
+
+  private background(): void {
+    this.catchUp().catch((err) => this.options.onError?.(err));
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      const [row] = await this.db.run('poll', (sql) => sql<Row[]>`SELECT value FROM counters WHERE name = 'revision'`);
+      if (Number(row?.value ?? 0) > this.applied) await this.catchUp();
+    } catch (err) {
+      this.options.onError?.(err);
+    }
+  }
+
+  /** Reads what changed after the last applied revision; returns the step applying it, or null when nothing did. */
+  private async step(sql: ISql): Promise<(() => void) | null> {
+    const rows = this.needsFull ? [] : await sql<Row[]>`SELECT revision, scopes FROM revisions WHERE revision > ${this.applied} ORDER BY revision`;
+    if (!this.needsFull && rows.length === 0) return null;
+    const full = this.needsFull || Number(rows[0]!.revision) !== this.applied + 1;
+    let revision: number;
+    let scopes: Set<string> | null = null;
+    if (full) {
+      const [row] = await sql<Row[]>`SELECT value FROM counters WHERE name = 'revision'`;
+      revision = Number(row?.value ?? 0);
+    } else {
+      revision = Number(rows.at(-1)!.revision);
+      scopes = new Set(rows.flatMap((row) => row.scopes as string[]));
+    }
+    const steps = await Promise.all(this.parts.map((part) => part.load(sql, scopes)));
+    return () => {
+      for (const apply of steps) apply();
+      this.applied = Math.max(this.applied, revision);
+      if (full) this.needsFull = false;
+    };
+  }
+}
