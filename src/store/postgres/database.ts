@@ -64,20 +64,36 @@ export class PgDatabase {
   private readonly observe: PgDatabaseOptions['observe'];
   private readonly now: () => number;
 
-  constructor(url: string, options: PgDatabaseOptions = {}) {
+  constructor(
+    private readonly url: string,
+    private readonly options: PgDatabaseOptions = {},
+  ) {
     this.where = redactUrl(url);
     this.operationTimeoutMs = options.operationTimeoutMs ?? 5000;
     this.observe = options.observe;
     this.now = options.now ?? (() => performance.now());
-    this.sql = postgres(url, {
-      max: options.maxConnections ?? 10,
+    this.sql = this.connect({ max: options.maxConnections ?? 10 });
+  }
+
+  private connect(extra: postgres.Options<Record<string, postgres.PostgresType>>): Sql {
+    const { options } = this;
+    return postgres(this.url, {
       connect_timeout: Math.max(1, Math.round((options.connectTimeoutMs ?? 3000) / 1000)),
       idle_timeout: Math.max(1, Math.round((options.idleTimeoutMs ?? 60_000) / 1000)),
       connection: { statement_timeout: options.statementTimeoutMs ?? 10_000, application_name: 'larder' },
       // Reconnect attempts (also of the LISTEN connection) at most 2 s apart, so a restarted database is found soon.
       backoff: (attempt: number) => Math.min(0.1 * 2 ** attempt, 2),
       onnotice: () => {},
+      ...extra,
     });
+  }
+
+  /**
+   * A pool of one connection that lives as long as it can (no idle or lifetime limit): for session state
+   * such as advisory locks. `onClose` is called whenever that connection is lost (its session state with it).
+   */
+  single(onClose: () => void): Sql {
+    return this.connect({ max: 1, idle_timeout: undefined, max_lifetime: null, onclose: onClose });
   }
 
   /** The error a failed operation becomes: `BackendUnavailable` when the database could not be reached. */

@@ -37,15 +37,19 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     policy.attach(writer);
     await replica.start();
     const downloadLocks = new PgDownloadLocks(database, options.onError);
+    let closing: Promise<void> | undefined;
     return {
       index,
       policy,
       downloadLocks,
       database,
-      async close() {
-        await replica.close();
-        await downloadLocks.close();
-        await database.close();
+      close() {
+        closing ??= (async () => {
+          await replica.close();
+          await downloadLocks.close();
+          await database.close();
+        })();
+        return closing;
       },
     };
   } catch (err) {
