@@ -57,12 +57,12 @@ describe('several nodes on one PostgreSQL', () => {
       );
       assert.deepEqual(differ.map((r) => r.outcome).sort(), ['conflict', 'created'], other);
       const winner = differ.findIndex((r) => r.outcome === 'created');
-      await b.index.catchUp();
       for (const n of [a, b]) assert.equal(n.index.getFile('race', other)!.sha256, (winner === 0 ? 'c' : 'd').repeat(64));
     }
   });
 
   test('serials from both nodes are strictly increasing and gap-free', async () => {
+    await a.index.catchUp();
     const start = a.index.lastSerial();
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).index.publishFile(publishInput(`gaps-${i}.0-py3-none-any.whl`, `${i}.0`, 'e'.repeat(64), 'gaps'))),

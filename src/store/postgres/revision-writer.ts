@@ -2,7 +2,8 @@
  * Every write to the shared records: one transaction that first locks the revision counter's row (so
  * writers of every node run one after another and see each other's commits), makes its change, and, when
  * something changed, takes the next revision, records the scopes it changed in `revisions` and notifies
- * the other nodes (delivered at commit). It resolves once this node's views include the change.
+ * the other nodes (delivered at commit). It resolves once this node's views include the change (or, when
+ * nothing changed, every change the outcome was decided on).
  */
 import type { TransactionSql } from 'postgres';
 import type { PgDatabase } from './database.js';
@@ -36,9 +37,9 @@ export class RevisionWriter {
   async write<T>(operation: string, fn: (tx: TransactionSql) => Promise<Change<T>>): Promise<T> {
     const outcome = await this.db.run(operation, (sql) =>
       sql.begin(async (tx) => {
-        await tx`SELECT value FROM counters WHERE name = 'revision' FOR UPDATE`;
+        const [current] = await tx<Row[]>`SELECT value FROM counters WHERE name = 'revision' FOR UPDATE`;
         const change = await fn(tx);
-        if (change.scopes.length === 0) return { result: change.result, revision: null };
+        if (change.scopes.length === 0) return { result: change.result, revision: Number(current!.value) };
         const [row] = await tx<Row[]>`UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value`;
         const revision = Number(row!.value);
         await tx`INSERT INTO revisions (revision, scopes) VALUES (${revision}, ${[...new Set(change.scopes)]})`;
@@ -47,7 +48,8 @@ export class RevisionWriter {
         return { result: change.result, revision };
       }),
     );
-    if (outcome.revision !== null) await this.replica.waitFor(outcome.revision);
+    // Also after no change: the outcome was decided on what the database held then, which the views must show.
+    await this.replica.waitFor(outcome.revision);
     return outcome.result as T;
   }
 }
