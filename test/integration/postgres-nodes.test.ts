@@ -9,7 +9,7 @@ import { BackendUnavailable } from '../../src/store/backend-unavailable.js';
 import { type OpenPostgresOptions, openPostgres, type PostgresBackends } from '../../src/store/postgres/open-postgres.js';
 import { eventually } from '../helpers/eventually.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { publishInput } from '../unit/helpers/storage-fixtures.js';
+import { fileRecord, publishInput } from '../unit/helpers/storage-fixtures.js';
 
 /** A URL with a password (the test cluster trusts every login) to see that it is never printed. */
 const withPassword = (url: string) => url.replace('//larder@', '//larder:s3cret@');
@@ -86,6 +86,23 @@ describe('several nodes on one PostgreSQL', () => {
     assert.equal(await b.index.removeToken('f00d'), true);
     await quiet.index.catchUp();
     assert.equal(quiet.index.getTokenByHash(token.hash), undefined);
+  });
+
+  test("an import on a node that is behind sees the other nodes' writes and continues their serials", async () => {
+    const quiet = await node({ listen: false, pollMs: 60_000 });
+    const published = await a.index.publishFile(publishInput('behind-1.0-py3-none-any.whl', '1.0', 'a'.repeat(64), 'behind'));
+    assert.equal(quiet.index.getProject('behind'), undefined, 'the quiet node has not seen it');
+    const seen = await quiet.index.importRecords((target) => {
+      target.addFile(fileRecord('behind', '1.0', 'behind-1.0.tar.gz'));
+      return target.getFiles('behind').map((f) => f.filename);
+    });
+    assert.deepEqual(seen, ['behind-1.0-py3-none-any.whl', 'behind-1.0.tar.gz']);
+    assert.equal(quiet.index.getProject('behind')!.serial, (published as { serial: number }).serial + 1);
+    await a.index.catchUp();
+    assert.deepEqual(
+      a.index.changesSince((published as { serial: number }).serial).map((c) => [c.action, c.filename]),
+      [['add file', 'behind-1.0.tar.gz']],
+    );
   });
 
   test('two nodes opening a fresh database at once both succeed; the schema is migrated once', async () => {

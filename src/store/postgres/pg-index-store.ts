@@ -55,11 +55,13 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
 
   importRecords<T>(fn: (target: IndexImport) => T): Promise<T> {
     return this.write('import', async (tx) => {
-      const staged = await this.replica!.within(tx, () => {
-        const target = new StagedImport(this.copyState(), this.now);
-        return { target, result: fn(target) };
-      });
-      return { result: staged.result, scopes: await staged.target.writeTo(tx) };
+      // A copy of the view, brought up to the database inside this transaction (which holds the revision lock).
+      const target = new StagedImport(this.copyState(), this.now);
+      const changes = await this.replica!.changesAfter(tx, this.replica!.revision());
+      if (changes?.scopes === null) target.replaceAll(await loadIndex(tx));
+      else if (changes) target.apply(await loadIndexUpdate(tx, changes.scopes, target.lastSerial()));
+      const result = fn(target);
+      return { result, scopes: await target.writeTo(tx) };
     });
   }
 

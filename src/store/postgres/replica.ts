@@ -73,14 +73,6 @@ export class Replica {
     return this.queued;
   }
 
-  /** Catches up inside the caller's transaction (which holds the revision lock), then runs `fn`, with no other catch-up in between. */
-  within<T>(sql: ISql, fn: () => T): Promise<T> {
-    return this.exclusive(async () => {
-      (await this.step(sql))?.();
-      return fn();
-    });
-  }
-
   /** Resolves once the views include `revision` (read-your-writes). */
   async waitFor(revision: number): Promise<void> {
     for (let attempt = 0; this.applied < revision; attempt++) {
@@ -108,25 +100,31 @@ export class Replica {
     }
   }
 
+  /**
+   * What changed after `revision`, as seen by `sql`: null when nothing did, else the last revision and its
+   * scopes (null scopes: everything must be reloaded, the revisions in between were pruned).
+   */
+  async changesAfter(sql: ISql, revision: number): Promise<{ revision: number; scopes: Set<string> | null } | null> {
+    const rows = await sql<Row[]>`SELECT revision, scopes FROM revisions WHERE revision > ${revision} ORDER BY revision`;
+    if (rows.length === 0) return null;
+    if (Number(rows[0]!.revision) !== revision + 1) return { revision: await currentRevision(sql), scopes: null };
+    return { revision: Number(rows.at(-1)!.revision), scopes: new Set(rows.flatMap((row) => row.scopes as string[])) };
+  }
+
   /** Reads what changed after the last applied revision; returns the step applying it, or null when nothing did. */
   private async step(sql: ISql): Promise<(() => void) | null> {
-    const rows = this.needsFull ? [] : await sql<Row[]>`SELECT revision, scopes FROM revisions WHERE revision > ${this.applied} ORDER BY revision`;
-    if (!this.needsFull && rows.length === 0) return null;
-    const full = this.needsFull || Number(rows[0]!.revision) !== this.applied + 1;
-    let revision: number;
-    let scopes: Set<string> | null = null;
-    if (full) {
-      const [row] = await sql<Row[]>`SELECT value FROM counters WHERE name = 'revision'`;
-      revision = Number(row?.value ?? 0);
-    } else {
-      revision = Number(rows.at(-1)!.revision);
-      scopes = new Set(rows.flatMap((row) => row.scopes as string[]));
-    }
-    const steps = await Promise.all(this.parts.map((part) => part.load(sql, scopes)));
+    const changes = this.needsFull ? { revision: await currentRevision(sql), scopes: null } : await this.changesAfter(sql, this.applied);
+    if (!changes) return null;
+    const steps = await Promise.all(this.parts.map((part) => part.load(sql, changes.scopes)));
     return () => {
       for (const apply of steps) apply();
-      this.applied = Math.max(this.applied, revision);
-      if (full) this.needsFull = false;
+      this.applied = Math.max(this.applied, changes.revision);
+      this.needsFull = false;
     };
   }
+}
+
+async function currentRevision(sql: ISql): Promise<number> {
+  const [row] = await sql<Row[]>`SELECT value FROM counters WHERE name = 'revision'`;
+  return Number(row?.value ?? 0);
 }

@@ -10,7 +10,6 @@ import * as write from './index-sql.js';
 import { emptyPart, type IndexState, IndexView, type ProjectPart } from './index-view.js';
 
 export class StagedImport extends IndexView implements IndexImport {
-  private readonly baseSerial: number;
   private readonly projects = new Set<string>();
   private readonly releases: ReleaseRecord[] = [];
   private readonly files: FileRecord[] = [];
@@ -25,7 +24,6 @@ export class StagedImport extends IndexView implements IndexImport {
     private readonly now: () => Date,
   ) {
     super(state);
-    this.baseSerial = state.serial;
   }
 
   private part(name: string): ProjectPart {
@@ -105,7 +103,7 @@ export class StagedImport extends IndexView implements IndexImport {
         INSERT INTO changelog (serial, project, version, filename, action, user_name, time)
         VALUES (${c.serial}, ${c.project}, ${c.version}, ${c.filename}, ${c.action}, ${c.user}, ${c.time})`;
     }
-    if (this.state.serial !== this.baseSerial) await tx`UPDATE counters SET value = ${this.state.serial} WHERE name = 'serial'`;
+    if (this.changes.length > 0) await tx`UPDATE counters SET value = ${this.state.serial} WHERE name = 'serial'`;
     for (const p of [...this.projects, ...this.releases.map((r) => r.project), ...this.files.map((f) => f.project), ...this.deleted.map((d) => d.project)]) {
       scopes.add(`project:${p}`);
     }
