@@ -74,7 +74,15 @@ export async function startPostgres(): Promise<TestPostgres> {
     running = false;
   };
   const stopAtExit = () => {
-    if (running) spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), [...(asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []), 'stop', '-m', 'immediate', '-D', data]);
+    if (running)
+      spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), [
+        ...(asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []),
+        'stop',
+        '-m',
+        'immediate',
+        '-D',
+        data,
+      ]);
   };
   process.once('exit', stopAtExit);
   await start();

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BackendUnavailable } from '../../src/store/backend-unavailable.js';
+import { PgDatabase } from '../../src/store/postgres/database.js';
 import { type OpenPostgresOptions, openPostgres, type PostgresBackends } from '../../src/store/postgres/open-postgres.js';
 import { eventually } from '../helpers/eventually.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -52,9 +53,7 @@ describe('several nodes on one PostgreSQL', () => {
       const same = await Promise.all([a, b].map((n) => n.index.publishFile(publishInput(filename, `${i}.0`, 'a'.repeat(64), 'race'))));
       assert.deepEqual(same.map((r) => r.outcome).sort(), ['created', 'identical'], filename);
       const other = `race-${i}.1-py3-none-any.whl`;
-      const differ = await Promise.all(
-        [a, b].map((n, k) => n.index.publishFile(publishInput(other, `${i}.1`, (k === 0 ? 'c' : 'd').repeat(64), 'race'))),
-      );
+      const differ = await Promise.all([a, b].map((n, k) => n.index.publishFile(publishInput(other, `${i}.1`, (k === 0 ? 'c' : 'd').repeat(64), 'race'))));
       assert.deepEqual(differ.map((r) => r.outcome).sort(), ['conflict', 'created'], other);
       const winner = differ.findIndex((r) => r.outcome === 'created');
       for (const n of [a, b]) assert.equal(n.index.getFile('race', other)!.sha256, (winner === 0 ? 'c' : 'd').repeat(64));
@@ -70,9 +69,16 @@ describe('several nodes on one PostgreSQL', () => {
     const serials = results.map((r) => (r.outcome === 'created' ? r.serial : -1)).sort((x, y) => x - y);
     await Promise.all([a.index.catchUp(), b.index.catchUp()]);
     const log = b.index.changesSince(start).map((c) => c.serial);
-    assert.deepEqual(log, Array.from({ length: log.length }, (_, i) => start + 1 + i), 'the changelog has no gap');
+    assert.deepEqual(
+      log,
+      Array.from({ length: log.length }, (_, i) => start + 1 + i),
+      'the changelog has no gap',
+    );
     assert.equal(log.length, 21, 'twenty files and one new project');
-    assert.deepEqual(serials, log.filter((s) => s !== log[0]!));
+    assert.deepEqual(
+      serials,
+      log.filter((s) => s !== log[0]!),
+    );
     assert.deepEqual(a.index.changesSince(start), b.index.changesSince(start));
   });
 
@@ -131,6 +137,17 @@ describe('several nodes on one PostgreSQL', () => {
     await eventually(async () => (await a.downloadLocks.tryLock('pypi/demo/demo-1.0.tar.gz')) !== null, 'the lock of a closed node is free', 2000);
   });
 
+  test('a statement over the server-side bound is refused as BackendUnavailable, naming the database', async () => {
+    const db = new PgDatabase(url, { statementTimeoutMs: 200 });
+    try {
+      const refused = await db.run('sleep', (sql) => sql`SELECT pg_sleep(2)`).catch((err: unknown) => err);
+      assert.ok(refused instanceof BackendUnavailable, String(refused));
+      assert.match(refused.message, /^the database \(postgres:\/\/larder:\*\*\*@127\.0\.0\.1:\d+\/test_\d+\) is too slow: /);
+    } finally {
+      await db.close();
+    }
+  });
+
   test('database down: reads answer, writes are refused within the bound; back up: all recovers without reopening', async () => {
     const project = 'race';
     const files = a.index.getFiles(project).length;
@@ -164,7 +181,11 @@ describe('several nodes on one PostgreSQL', () => {
       'a write on A succeeds again',
       5000,
     );
-    await eventually(() => b.index.getFile('back', 'back-1.0-py3-none-any.whl') !== undefined, "B sees A's write again (B does not poll: its LISTEN connection came back)", 5000);
+    await eventually(
+      () => b.index.getFile('back', 'back-1.0-py3-none-any.whl') !== undefined,
+      "B sees A's write again (B does not poll: its LISTEN connection came back)",
+      5000,
+    );
     await b.index.putUser({ name: 'after-restart', passwordHash: 'h', admin: false, createdAt: '' });
     await eventually(() => a.index.getUser('after-restart') !== undefined, "A sees B's write", 5000);
     const lock = await a.downloadLocks.tryLock('pypi/after/after-1.0.tar.gz');

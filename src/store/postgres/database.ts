@@ -100,7 +100,9 @@ export class PgDatabase {
   unavailable(err: unknown): unknown {
     if (err instanceof BackendUnavailable || !isUnreachable(err)) return err;
     const reason = err instanceof Error ? err.message : String(err);
-    return new BackendUnavailable('postgres', `the database (${this.where}) is unreachable: ${reason}; uploads and changes are refused until it is back`, { cause: err });
+    const state = (err as { code?: unknown }).code === '57014' ? 'is too slow' : 'is unreachable';
+    const message = `the database (${this.where}) ${state}: ${reason}; uploads and changes are refused until it is back`;
+    return new BackendUnavailable('postgres', message, { cause: err });
   }
 
   /** Runs one operation, bounded by `operationTimeoutMs`, observed, with unreachability mapped to `BackendUnavailable`. */
@@ -110,7 +112,12 @@ export class PgDatabase {
     const bound = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         const seconds = this.operationTimeoutMs / 1000;
-        reject(new BackendUnavailable('postgres', `the database (${this.where}) did not answer within ${seconds} s; uploads and changes are refused until it answers`));
+        reject(
+          new BackendUnavailable(
+            'postgres',
+            `the database (${this.where}) did not answer within ${seconds} s; uploads and changes are refused until it answers`,
+          ),
+        );
       }, this.operationTimeoutMs);
     });
     const work = fn(this.sql);

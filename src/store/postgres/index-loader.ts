@@ -17,8 +17,8 @@ const deepFreeze = <T extends object>(record: T): T => {
 async function loadParts(sql: Sql, names: string[] | null): Promise<Map<string, ProjectPart>> {
   const parts = new Map<string, ProjectPart>((names ?? []).map((name) => [name, emptyPart()]));
   const part = (name: string) => {
-    let p = parts.get(name);
-    if (!p) parts.set(name, (p = emptyPart()));
+    const p = parts.get(name) ?? emptyPart();
+    parts.set(name, p);
     return p;
   };
   const where = (column: string) => (names ? sql`WHERE ${sql(column)} = ANY(${names})` : sql``);
@@ -47,7 +47,9 @@ async function loadTokens(sql: Sql, hashes: string[] | null): Promise<Map<string
 
 async function loadAllowed(sql: Sql, names: string[] | null): Promise<Map<string, AllowedName>> {
   const rows = await sql<Row[]>`SELECT * FROM allowed_names ${names ? sql`WHERE name = ANY(${names})` : sql``} ORDER BY name COLLATE "C"`;
-  return new Map(rows.map((row) => [String(row.name), Object.freeze({ name: String(row.name), by: row.by_user === null ? null : String(row.by_user), at: String(row.at) })]));
+  return new Map(
+    rows.map((row) => [String(row.name), Object.freeze({ name: String(row.name), by: row.by_user === null ? null : String(row.by_user), at: String(row.at) })]),
+  );
 }
 
 async function loadSerial(sql: Sql): Promise<number> {

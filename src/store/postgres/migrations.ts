@@ -126,7 +126,8 @@ export async function migrate(sql: Sql, steps: Migration[] = MIGRATIONS): Promis
     const done = new Set((await tx<{ version: number }[]>`SELECT version FROM schema_migrations`).map((row) => row.version));
     const known = Math.max(0, ...steps.map((step) => step.version));
     const newer = [...done].filter((version) => version > known);
-    if (newer.length > 0) throw new Error(`the database's schema is at version ${Math.max(...newer)}, newer than this larder knows (${known}): run a newer larder`);
+    if (newer.length > 0)
+      throw new Error(`the database's schema is at version ${Math.max(...newer)}, newer than this larder knows (${known}): run a newer larder`);
     const applied: number[] = [];
     for (const step of steps) {
       if (done.has(step.version)) continue;

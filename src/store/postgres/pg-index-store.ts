@@ -98,7 +98,14 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
         VALUES (${p.name}, ${release.version}, ${tx.json(release.metadata as Parameters<typeof tx.json>[0])}, ${now}, false, null)
         ON CONFLICT (project, version) DO NOTHING`;
       await write.putFile(tx, file);
-      const serial = await write.recordChange(tx, { project: p.name, action: 'add file', user, time: this.time(), version: release.version, filename: file.filename });
+      const serial = await write.recordChange(tx, {
+        project: p.name,
+        action: 'add file',
+        user,
+        time: this.time(),
+        version: release.version,
+        filename: file.filename,
+      });
       return { result: { outcome: 'created', serial, newProject: !current }, scopes: [project(p.name)] };
     });
   }

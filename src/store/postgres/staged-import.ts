@@ -5,7 +5,17 @@
  */
 import type { TransactionSql } from 'postgres';
 import type { IndexImport } from '../index-store.js';
-import type { AllowedName, ChangeAction, ChangelogEntry, DeletedFilename, FileRecord, ProjectRecord, ReleaseRecord, TokenRecord, UserRecord } from '../records.js';
+import type {
+  AllowedName,
+  ChangeAction,
+  ChangelogEntry,
+  DeletedFilename,
+  FileRecord,
+  ProjectRecord,
+  ReleaseRecord,
+  TokenRecord,
+  UserRecord,
+} from '../records.js';
 import * as write from './index-sql.js';
 import { emptyPart, type IndexState, IndexView, type ProjectPart } from './index-view.js';
 
@@ -27,11 +37,11 @@ export class StagedImport extends IndexView implements IndexImport {
   }
 
   private part(name: string): ProjectPart {
-    let part = this.state.projects.get(name);
-    if (!part) {
-      this.state.projects.set(name, (part = emptyPart()));
-      this.invalidateNames();
-    }
+    const found = this.state.projects.get(name);
+    if (found) return found;
+    const part = emptyPart();
+    this.state.projects.set(name, part);
+    this.invalidateNames();
     return part;
   }
 

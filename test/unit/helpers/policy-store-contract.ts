@@ -24,7 +24,10 @@ export function policyStoreContract(name: string, open: StorageFactory): void {
       assert.equal(await policy.deleteExemption('demo', '1.0.0'), true);
       assert.notEqual(policy.generation(), beforeDelete);
       assert.equal(policy.getExemption('demo', '1.0'), undefined);
-      assert.deepEqual([...policy.exemptions()].map((e) => e.version), ['2.0']);
+      assert.deepEqual(
+        [...policy.exemptions()].map((e) => e.version),
+        ['2.0'],
+      );
     });
 
     test('collisions per project and upstream; a later sighting replaces the record', async () => {
