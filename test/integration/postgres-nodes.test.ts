@@ -111,6 +111,22 @@ describe('several nodes on one PostgreSQL', () => {
     );
   });
 
+  test('a node whose revisions were pruned meanwhile reloads everything', async () => {
+    const quiet = await node({ listen: false, pollMs: 60_000 });
+    const pruning = await node({ keepRevisions: 3 });
+    const revision = async () => Number((await pruning.database.sql`SELECT value FROM counters WHERE name = 'revision'`)[0]!.value);
+    const seenByQuiet = await revision();
+    const names = Array.from({ length: 110 }, (_, i) => `pruned-${i}`);
+    for (const name of names) await pruning.index.putUser({ name, passwordHash: 'h', admin: false, createdAt: '' });
+    const [row] = await pruning.database.sql`SELECT min(revision) AS oldest FROM revisions`;
+    assert.ok(Number(row!.oldest) > seenByQuiet + 1, 'revisions the quiet node has not read were pruned');
+    await quiet.index.catchUp();
+    assert.deepEqual(
+      names.filter((name) => !quiet.index.getUser(name)),
+      [],
+    );
+  });
+
   test('two nodes opening a fresh database at once both succeed; the schema is migrated once', async () => {
     const fresh = await server.createDatabase();
     const opened = await Promise.all([openPostgres(fresh), openPostgres(fresh)]);

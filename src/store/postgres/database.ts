@@ -105,20 +105,20 @@ export class PgDatabase {
     return new BackendUnavailable('postgres', message, { cause: err });
   }
 
-  /** Runs one operation, bounded by `operationTimeoutMs`, observed, with unreachability mapped to `BackendUnavailable`. */
-  async run<T>(operation: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  /** Runs one operation, bounded by `timeoutMs` (`operationTimeoutMs`), observed, with unreachability mapped to `BackendUnavailable`. */
+  async run<T>(operation: string, fn: (sql: Sql) => Promise<T>, timeoutMs = this.operationTimeoutMs): Promise<T> {
     const started = this.now();
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const seconds = this.operationTimeoutMs / 1000;
+        const seconds = timeoutMs / 1000;
         reject(
           new BackendUnavailable(
             'postgres',
             `the database (${this.where}) did not answer within ${seconds} s; uploads and changes are refused until it answers`,
           ),
         );
-      }, this.operationTimeoutMs);
+      }, timeoutMs);
     });
     const work = fn(this.sql);
     work.catch(() => {});

@@ -28,7 +28,7 @@ export interface PostgresBackends {
 export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<PostgresBackends> {
   const database = new PgDatabase(url, options);
   try {
-    await database.run('migrate', (sql) => migrate(sql));
+    await database.run('migrate', (sql) => migrate(sql), options.reloadTimeoutMs ?? 60_000);
     const index = new PgIndexStore(options.clock);
     const policy = new PgPolicyStore();
     const replica = new Replica(database, [index, policy], options);

@@ -24,6 +24,8 @@ export interface ReplicaOptions {
   pollMs?: number;
   /** False: no LISTEN (polling only). */
   listen?: boolean;
+  /** Bound of a full reload (at open, and for a node whose revisions were pruned); 60 s. */
+  reloadTimeoutMs?: number;
   /** Errors of catch-ups nobody awaits (NOTIFY, polling). */
   onError?: (err: unknown) => void;
 }
@@ -67,10 +69,25 @@ export class Replica {
   catchUp(): Promise<void> {
     this.queued ??= this.exclusive(async () => {
       this.queued = null;
-      const apply = await this.db.run('catch-up', (sql) => sql.begin('isolation level repeatable read read only', (tx) => this.step(tx)));
-      apply?.();
+      let apply = await this.read(this.needsFull);
+      if (apply === 'reload') apply = await this.read(true);
+      if (typeof apply === 'function') apply();
     });
     return this.queued;
+  }
+
+  /** One snapshot's changes (everything when `full`, under the longer bound of a reload). */
+  private read(full: boolean): Promise<(() => void) | 'reload' | null> {
+    const bound = this.options.reloadTimeoutMs ?? 60_000;
+    return this.db.run(
+      full ? 'reload' : 'catch-up',
+      (sql) =>
+        sql.begin('isolation level repeatable read read only', async (tx) => {
+          if (full) await tx.unsafe(`SET LOCAL statement_timeout = ${Math.round(bound)}`);
+          return this.step(tx, full);
+        }),
+      full ? bound : undefined,
+    );
   }
 
   /** Resolves once the views include `revision` (read-your-writes). */
@@ -111,15 +128,16 @@ export class Replica {
     return { revision: Number(rows.at(-1)!.revision), scopes: new Set(rows.flatMap((row) => row.scopes as string[])) };
   }
 
-  /** Reads what changed after the last applied revision; returns the step applying it, or null when nothing did. */
-  private async step(sql: ISql): Promise<(() => void) | null> {
-    const changes = this.needsFull ? { revision: await currentRevision(sql), scopes: null } : await this.changesAfter(sql, this.applied);
+  /** Reads what changed after the last applied revision: the step applying it, null when nothing did, 'reload' when everything must be read. */
+  private async step(sql: ISql, full: boolean): Promise<(() => void) | 'reload' | null> {
+    const changes = full ? { revision: await currentRevision(sql), scopes: null } : await this.changesAfter(sql, this.applied);
     if (!changes) return null;
+    if (!full && changes.scopes === null) return 'reload';
     const steps = await Promise.all(this.parts.map((part) => part.load(sql, changes.scopes)));
     return () => {
       for (const apply of steps) apply();
       this.applied = Math.max(this.applied, changes.revision);
-      this.needsFull = false;
+      if (full) this.needsFull = false;
     };
   }
 }
