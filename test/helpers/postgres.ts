@@ -10,7 +10,7 @@ import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
+import pg from 'pg';
 
 export interface TestPostgres {
   port: number;
@@ -86,19 +86,20 @@ export async function startPostgres(): Promise<TestPostgres> {
   };
   process.once('exit', stopAtExit);
   await start();
-  const admin = postgres(`postgres://${USER}@127.0.0.1:${port}/postgres`, { max: 1, onnotice: () => {} });
+  const admin = new pg.Pool({ connectionString: `postgres://${USER}@127.0.0.1:${port}/postgres`, max: 1 });
+  admin.on('error', () => {});
   let databases = 0;
   return {
     port,
     async createDatabase() {
       const name = `test_${++databases}`;
-      await admin.unsafe(`CREATE DATABASE ${name}`);
+      await admin.query(`CREATE DATABASE ${name}`);
       return `postgres://${USER}@127.0.0.1:${port}/${name}`;
     },
     stop,
     start,
     async cleanup() {
-      await admin.end({ timeout: 1 });
+      await admin.end();
       await stop();
       process.removeListener('exit', stopAtExit);
       await rm(dir, { recursive: true, force: true });

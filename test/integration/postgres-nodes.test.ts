@@ -15,6 +15,24 @@ import { fileRecord, publishInput } from '../unit/helpers/storage-fixtures.js';
 /** A URL with a password (the test cluster trusts every login) to see that it is never printed. */
 const withPassword = (url: string) => url.replace('//larder@', '//larder:s3cret@');
 
+/** Holds the revision lock (as a writer in the middle of its transaction does) until released. */
+function lockRevisions(on: PostgresBackends) {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let locked = () => {};
+  const isLocked = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const done = on.database.transaction(async (tx) => {
+    await tx.query("SELECT value FROM counters WHERE name = 'revision' FOR UPDATE");
+    locked();
+    await released;
+  });
+  return { locked: isLocked, release, done };
+}
+
 describe('several nodes on one PostgreSQL', () => {
   let server: TestPostgres;
   let url: string;
@@ -26,6 +44,9 @@ describe('several nodes on one PostgreSQL', () => {
   };
   let a: PostgresBackends;
   let b: PostgresBackends;
+  /** Backends of larder connections waiting for a lock. */
+  const waitingWriters = async () =>
+    (await a.database.pool.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'larder' AND wait_event_type = 'Lock'")).rows.map((r) => r.pid);
 
   before(async () => {
     server = await startPostgres();
@@ -114,11 +135,11 @@ describe('several nodes on one PostgreSQL', () => {
   test('a node whose revisions were pruned meanwhile reloads everything', async () => {
     const quiet = await node({ listen: false, pollMs: 60_000 });
     const pruning = await node({ keepRevisions: 3 });
-    const revision = async () => Number((await pruning.database.sql`SELECT value FROM counters WHERE name = 'revision'`)[0]!.value);
+    const revision = async () => Number((await pruning.database.pool.query("SELECT value FROM counters WHERE name = 'revision'")).rows[0]!.value);
     const seenByQuiet = await revision();
     const names = Array.from({ length: 110 }, (_, i) => `pruned-${i}`);
     for (const name of names) await pruning.index.putUser({ name, passwordHash: 'h', admin: false, createdAt: '' });
-    const [row] = await pruning.database.sql`SELECT min(revision) AS oldest FROM revisions`;
+    const [row] = (await pruning.database.pool.query('SELECT min(revision) AS oldest FROM revisions')).rows;
     assert.ok(Number(row!.oldest) > seenByQuiet + 1, 'revisions the quiet node has not read were pruned');
     await quiet.index.catchUp();
     assert.deepEqual(
@@ -131,8 +152,8 @@ describe('several nodes on one PostgreSQL', () => {
     const fresh = await server.createDatabase();
     const opened = await Promise.all([openPostgres(fresh), openPostgres(fresh)]);
     nodes.push(...opened);
-    const versions = await opened[0]!.database.sql`SELECT version FROM schema_migrations`;
-    assert.equal(versions.length, 1);
+    const versions = await opened[0]!.database.pool.query('SELECT version FROM schema_migrations');
+    assert.equal(versions.rows.length, 1);
     await opened[0]!.index.putUser({ name: 'u', passwordHash: 'h', admin: false, createdAt: '' });
     await opened[1]!.index.catchUp();
     assert.equal(opened[1]!.index.getUser('u')!.name, 'u');
@@ -156,12 +177,47 @@ describe('several nodes on one PostgreSQL', () => {
   test('a statement over the server-side bound is refused as BackendUnavailable, naming the database', async () => {
     const db = new PgDatabase(url, { statementTimeoutMs: 200 });
     try {
-      const refused = await db.run('sleep', (sql) => sql`SELECT pg_sleep(2)`).catch((err: unknown) => err);
+      const refused = await db.run('sleep', () => db.pool.query('SELECT pg_sleep(2)')).catch((err: unknown) => err);
       assert.ok(refused instanceof BackendUnavailable, String(refused));
       assert.match(refused.message, /^the database \(postgres:\/\/larder:\*\*\*@127\.0\.0\.1:\d+\/test_\d+\) is too slow: /);
     } finally {
       await db.close();
     }
+  });
+
+  test('a write that outlives its time limit is refused and rolls back instead of committing later', async () => {
+    const impatient = await node({ operationTimeoutMs: 300 });
+    const holder = lockRevisions(a);
+    await holder.locked;
+    try {
+      const refused = await impatient.index.putUser({ name: 'late', passwordHash: 'h', admin: false, createdAt: '' }).catch((err: unknown) => err);
+      assert.ok(refused instanceof BackendUnavailable, String(refused));
+      assert.match(refused.message, /did not answer within 0\.3 s/);
+    } finally {
+      holder.release();
+      await holder.done;
+    }
+    await a.index.putUser({ name: 'after-late', passwordHash: 'h', admin: false, createdAt: '' });
+    assert.equal((await a.database.pool.query("SELECT name FROM users WHERE name = 'late'")).rows.length, 0, 'the refused write never commits');
+  });
+
+  test('a connection killed in the middle of a write transaction: the write is refused, the node goes on', async () => {
+    const holder = lockRevisions(a);
+    await holder.locked;
+    const write = b.index.putUser({ name: 'killed', passwordHash: 'h', admin: false, createdAt: '' }).catch((err: unknown) => err);
+    try {
+      await eventually(async () => (await waitingWriters()).length === 1, "B's write waits for the revision lock", 2000);
+      for (const pid of await waitingWriters()) await a.database.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+      const refused = await write;
+      assert.ok(refused instanceof BackendUnavailable, String(refused));
+      assert.match(refused.message, /is unreachable/);
+    } finally {
+      holder.release();
+      await holder.done;
+    }
+    await b.index.putUser({ name: 'not-killed', passwordHash: 'h', admin: false, createdAt: '' });
+    assert.ok(b.index.getUser('not-killed'));
+    assert.equal(b.index.getUser('killed'), undefined);
   });
 
   test('database down: reads answer, writes are refused within the bound; back up: all recovers without reopening', async () => {

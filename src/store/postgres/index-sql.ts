@@ -1,70 +1,80 @@
 /** The single-record writes of the private index, inside a write transaction (`RevisionWriter`). */
-import type { TransactionSql } from 'postgres';
 import type { AllowedName, ChangeAction, FileRecord, ProjectRecord, ReleaseRecord, TokenRecord, UserRecord } from '../records.js';
-import { fileRow, projectRow, type Row } from './rows.js';
+import { type Queryable, select } from './database.js';
+import { fileRow, projectRow } from './rows.js';
 
-type Tx = TransactionSql;
+/** INSERT, or UPDATE of every other column when a row with the same key exists. Table and column names are larder's own. */
+async function upsert(tx: Queryable, table: string, row: Record<string, unknown>, key: string[]): Promise<void> {
+  const columns = Object.keys(row);
+  const placeholders = columns.map((_, i) => `$${i + 1}`);
+  const updates = columns.filter((c) => !key.includes(c)).map((c) => `${c} = excluded.${c}`);
+  await tx.query(
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${updates.join(', ')}`,
+    Object.values(row),
+  );
+}
 
 /** Takes the next serial, records what changed under it, and makes it the project's serial. */
 export async function recordChange(
-  tx: Tx,
+  tx: Queryable,
   change: { project: string; action: ChangeAction; user: string | null; time: string; version?: string | null; filename?: string | null },
 ): Promise<number> {
-  const [row] = await tx<Row[]>`UPDATE counters SET value = value + 1 WHERE name = 'serial' RETURNING value`;
+  const [row] = await select(tx, "UPDATE counters SET value = value + 1 WHERE name = 'serial' RETURNING value");
   const serial = Number(row!.value);
-  await tx`
-    INSERT INTO changelog (serial, project, version, filename, action, user_name, time)
-    VALUES (${serial}, ${change.project}, ${change.version ?? null}, ${change.filename ?? null}, ${change.action}, ${change.user}, ${change.time})`;
-  await tx`UPDATE projects SET serial = ${serial} WHERE name = ${change.project}`;
+  await tx.query('INSERT INTO changelog (serial, project, version, filename, action, user_name, time) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+    serial,
+    change.project,
+    change.version ?? null,
+    change.filename ?? null,
+    change.action,
+    change.user,
+    change.time,
+  ]);
+  await tx.query('UPDATE projects SET serial = $1 WHERE name = $2', [serial, change.project]);
   return serial;
 }
 
-export async function putProject(tx: Tx, record: ProjectRecord): Promise<void> {
-  const row = projectRow(record);
-  await tx`
-    INSERT INTO projects ${tx(row)}
-    ON CONFLICT (name) DO UPDATE SET display_name = excluded.display_name, created_at = excluded.created_at, serial = excluded.serial,
-      serial_base = excluded.serial_base, owners = excluded.owners, maintainers = excluded.maintainers`;
+export function putProject(tx: Queryable, record: ProjectRecord): Promise<void> {
+  return upsert(tx, 'projects', projectRow(record), ['name']);
 }
 
-export async function putRelease(tx: Tx, r: ReleaseRecord): Promise<void> {
-  await tx`
-    INSERT INTO releases (project, version, metadata, created_at, yanked, yanked_reason)
-    VALUES (${r.project}, ${r.version}, ${tx.json(r.metadata as Parameters<Tx['json']>[0])}, ${r.createdAt}, ${r.yanked}, ${r.yankedReason})
-    ON CONFLICT (project, version) DO UPDATE SET metadata = excluded.metadata, created_at = excluded.created_at,
-      yanked = excluded.yanked, yanked_reason = excluded.yanked_reason`;
+export function putRelease(tx: Queryable, r: ReleaseRecord): Promise<void> {
+  const row = {
+    project: r.project,
+    version: r.version,
+    metadata: JSON.stringify(r.metadata),
+    created_at: r.createdAt,
+    yanked: r.yanked,
+    yanked_reason: r.yankedReason,
+  };
+  return upsert(tx, 'releases', row, ['project', 'version']);
 }
 
-export async function putFile(tx: Tx, record: FileRecord): Promise<void> {
-  const row = fileRow(record);
-  const columns = Object.keys(row).filter((column) => column !== 'project' && column !== 'filename');
-  await tx`
-    INSERT INTO files ${tx(row)}
-    ON CONFLICT (project, filename) DO UPDATE SET ${tx.unsafe(columns.map((c) => `${c} = excluded.${c}`).join(', '))}`;
+export function putFile(tx: Queryable, record: FileRecord): Promise<void> {
+  return upsert(tx, 'files', fileRow(record), ['project', 'filename']);
 }
 
-export async function reserveFilename(tx: Tx, project: string, filename: string, deletedAt: string): Promise<void> {
-  await tx`
-    INSERT INTO deleted_files (project, filename, deleted_at) VALUES (${project}, ${filename}, ${deletedAt})
-    ON CONFLICT (project, filename) DO UPDATE SET deleted_at = excluded.deleted_at`;
+export function reserveFilename(tx: Queryable, project: string, filename: string, deletedAt: string): Promise<void> {
+  return upsert(tx, 'deleted_files', { project, filename, deleted_at: deletedAt }, ['project', 'filename']);
 }
 
-export async function putUser(tx: Tx, user: UserRecord): Promise<void> {
-  await tx`
-    INSERT INTO users (name, password_hash, admin, created_at) VALUES (${user.name}, ${user.passwordHash}, ${user.admin}, ${user.createdAt})
-    ON CONFLICT (name) DO UPDATE SET password_hash = excluded.password_hash, admin = excluded.admin, created_at = excluded.created_at`;
+export function putUser(tx: Queryable, user: UserRecord): Promise<void> {
+  const row = { name: user.name, password_hash: user.passwordHash, admin: user.admin, created_at: user.createdAt };
+  return upsert(tx, 'users', row, ['name']);
 }
 
-export async function putToken(tx: Tx, token: TokenRecord): Promise<void> {
-  await tx`
-    INSERT INTO tokens (hash, id, user_name, projects, description, created_at)
-    VALUES (${token.hash}, ${token.id}, ${token.user}, ${token.projects}, ${token.description}, ${token.createdAt})
-    ON CONFLICT (hash) DO UPDATE SET id = excluded.id, user_name = excluded.user_name, projects = excluded.projects,
-      description = excluded.description, created_at = excluded.created_at`;
+export function putToken(tx: Queryable, token: TokenRecord): Promise<void> {
+  const row = {
+    hash: token.hash,
+    id: token.id,
+    user_name: token.user,
+    projects: token.projects,
+    description: token.description,
+    created_at: token.createdAt,
+  };
+  return upsert(tx, 'tokens', row, ['hash']);
 }
 
-export async function putAllowedName(tx: Tx, record: AllowedName): Promise<void> {
-  await tx`
-    INSERT INTO allowed_names (name, by_user, at) VALUES (${record.name}, ${record.by}, ${record.at})
-    ON CONFLICT (name) DO UPDATE SET by_user = excluded.by_user, at = excluded.at`;
+export function putAllowedName(tx: Queryable, record: AllowedName): Promise<void> {
+  return upsert(tx, 'allowed_names', { name: record.name, by_user: record.by, at: record.at }, ['name']);
 }

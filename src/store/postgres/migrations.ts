@@ -3,7 +3,7 @@
  * advisory lock, so that nodes starting at once apply each step exactly once; `schema_migrations` records
  * the versions applied. Times are kept as the ISO strings the records carry (what is written is read back).
  */
-import type { Sql } from 'postgres';
+import type { PgDatabase } from './database.js';
 
 /** Key of the transaction-scoped advisory lock taken while migrating ('larder' + 1). */
 const MIGRATION_LOCK = 0x6c61726465720001n;
@@ -119,11 +119,11 @@ export const MIGRATIONS: Migration[] = [
 ];
 
 /** Applies the steps this database lacks; refuses a database migrated by a newer larder. */
-export async function migrate(sql: Sql, steps: Migration[] = MIGRATIONS): Promise<number[]> {
-  return sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK.toString()}::bigint)`;
-    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`;
-    const done = new Set((await tx<{ version: number }[]>`SELECT version FROM schema_migrations`).map((row) => row.version));
+export async function migrate(db: PgDatabase, steps: Migration[] = MIGRATIONS): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK.toString()]);
+    await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const done = new Set((await tx.query('SELECT version FROM schema_migrations')).rows.map((row) => Number(row.version)));
     const known = Math.max(0, ...steps.map((step) => step.version));
     const newer = [...done].filter((version) => version > known);
     if (newer.length > 0)
@@ -131,8 +131,8 @@ export async function migrate(sql: Sql, steps: Migration[] = MIGRATIONS): Promis
     const applied: number[] = [];
     for (const step of steps) {
       if (done.has(step.version)) continue;
-      await tx.unsafe(step.sql);
-      await tx`INSERT INTO schema_migrations (version) VALUES (${step.version})`;
+      await tx.query(step.sql);
+      await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [step.version]);
       applied.push(step.version);
     }
     return applied;

@@ -28,7 +28,7 @@ export interface PostgresBackends {
 export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<PostgresBackends> {
   const database = new PgDatabase(url, options);
   try {
-    await database.run('migrate', (sql) => migrate(sql), options.reloadTimeoutMs ?? 60_000);
+    await database.run('migrate', () => migrate(database), options.reloadTimeoutMs ?? 60_000);
     const index = new PgIndexStore(options.clock);
     const policy = new PgPolicyStore();
     const replica = new Replica(database, [index, policy], options);
@@ -36,7 +36,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     index.attach(replica, writer);
     policy.attach(writer);
     await replica.start();
-    const downloadLocks = new PgDownloadLocks(database, options.onError);
+    const downloadLocks = new PgDownloadLocks(database);
     let closing: Promise<void> | undefined;
     return {
       index,

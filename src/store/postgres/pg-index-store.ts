@@ -4,15 +4,16 @@
  * database (not the view), so filename uniqueness, serial order and the one winner of concurrent uploads
  * hold across nodes. Same outcomes and serials as the LMDB store.
  */
-import type { ISql, TransactionSql } from 'postgres';
+import type pg from 'pg';
 import type { IndexImport, IndexSnapshot, IndexStore, PublishInput, PublishResult } from '../index-store.js';
 import type { FileRecord, TokenRecord, UserRecord } from '../records.js';
 import { loadIndex, loadIndexUpdate } from './index-loader.js';
 import * as write from './index-sql.js';
 import { IndexView } from './index-view.js';
+import { type Queryable, select } from './database.js';
 import type { Replica, ReplicaPart } from './replica.js';
 import type { Change, RevisionWriter } from './revision-writer.js';
-import { fileOf, type Row } from './rows.js';
+import { fileOf } from './rows.js';
 import { StagedImport } from './staged-import.js';
 
 const project = (name: string) => `project:${name}`;
@@ -31,12 +32,12 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
     this.writer = writer;
   }
 
-  private write<T>(operation: string, fn: (tx: TransactionSql) => Promise<Change<T>>): Promise<T> {
+  private write<T>(operation: string, fn: (tx: pg.PoolClient) => Promise<Change<T>>): Promise<T> {
     if (!this.writer) throw new Error('the PostgreSQL index store is not attached to a database');
     return this.writer.write(operation, fn);
   }
 
-  async load(sql: ISql, scopes: Set<string> | null): Promise<() => void> {
+  async load(sql: Queryable, scopes: Set<string> | null): Promise<() => void> {
     if (scopes === null) {
       const state = await loadIndex(sql);
       return () => this.replaceAll(state);
@@ -68,15 +69,15 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
   publishFile(input: PublishInput): Promise<PublishResult> {
     const { project: p, release, file, user } = input;
     return this.write('publish', async (tx): Promise<Change<PublishResult>> => {
-      const [existing] = await tx<Row[]>`SELECT * FROM files WHERE project = ${p.name} AND filename = ${file.filename}`;
-      const [current] = await tx<Row[]>`SELECT display_name, serial FROM projects WHERE name = ${p.name}`;
+      const [existing] = await select(tx, 'SELECT * FROM files WHERE project = $1 AND filename = $2', [p.name, file.filename]);
+      const [current] = await select(tx, 'SELECT display_name, serial FROM projects WHERE name = $1', [p.name]);
       if (existing) {
         const found = fileOf(existing);
         const same = found.sha256 === file.sha256 && found.blake2b_256 === file.blake2b_256;
         const serial = current ? Number(current.serial) : await lastSerial(tx);
         return { result: same ? { outcome: 'identical', serial } : { outcome: 'conflict', existing: found }, scopes: [] };
       }
-      const [deleted] = await tx`SELECT 1 FROM deleted_files WHERE project = ${p.name} AND filename = ${file.filename}`;
+      const [deleted] = await select(tx, 'SELECT 1 FROM deleted_files WHERE project = $1 AND filename = $2', [p.name, file.filename]);
       if (deleted) return { result: { outcome: 'reused-filename' }, scopes: [] };
       const now = file.uploadTime;
       if (!current) {
@@ -91,12 +92,12 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
         });
         await write.recordChange(tx, { project: p.name, action: 'create project', user, time: this.time() });
       } else if (current.display_name !== p.displayName) {
-        await tx`UPDATE projects SET display_name = ${p.displayName} WHERE name = ${p.name}`;
+        await tx.query('UPDATE projects SET display_name = $1 WHERE name = $2', [p.displayName, p.name]);
       }
-      await tx`
-        INSERT INTO releases (project, version, metadata, created_at, yanked, yanked_reason)
-        VALUES (${p.name}, ${release.version}, ${tx.json(release.metadata as Parameters<typeof tx.json>[0])}, ${now}, false, null)
-        ON CONFLICT (project, version) DO NOTHING`;
+      await tx.query(
+        'INSERT INTO releases (project, version, metadata, created_at, yanked, yanked_reason) VALUES ($1, $2, $3::jsonb, $4, false, null) ON CONFLICT (project, version) DO NOTHING',
+        [p.name, release.version, JSON.stringify(release.metadata), now],
+      );
       await write.putFile(tx, file);
       const serial = await write.recordChange(tx, {
         project: p.name,
@@ -112,9 +113,12 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
 
   setYanked(name: string, version: string, yanked: boolean, reason: string | null, user: string | null): Promise<number | null> {
     return this.write('yank', async (tx): Promise<Change<number | null>> => {
-      const updated = await tx`
-        UPDATE releases SET yanked = ${yanked}, yanked_reason = ${yanked ? reason || null : null}
-        WHERE project = ${name} AND version = ${version} RETURNING 1`;
+      const updated = await select(tx, 'UPDATE releases SET yanked = $1, yanked_reason = $2 WHERE project = $3 AND version = $4 RETURNING 1', [
+        yanked,
+        yanked ? reason || null : null,
+        name,
+        version,
+      ]);
       if (updated.length === 0) return { result: null, scopes: [] };
       const serial = await write.recordChange(tx, { project: name, action: yanked ? 'yank release' : 'unyank release', user, time: this.time(), version });
       return { result: serial, scopes: [project(name)] };
@@ -124,23 +128,26 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
   remove(name: string, version: string | null, filename: string | null, user: string | null): Promise<FileRecord[] | null> {
     return this.write('remove', async (tx): Promise<Change<FileRecord[] | null>> => {
       const none = { result: null, scopes: [] };
-      if ((await tx`SELECT 1 FROM projects WHERE name = ${name}`).length === 0) return none;
+      if ((await select(tx, 'SELECT 1 FROM projects WHERE name = $1', [name])).length === 0) return none;
+      const matching = 'project = $1 AND ($2::text IS NULL OR version = $2)';
       const files = (
-        await tx<Row[]>`
-          SELECT * FROM files WHERE project = ${name} AND (${version}::text IS NULL OR version = ${version})
-            AND (${filename}::text IS NULL OR filename = ${filename}) ORDER BY filename COLLATE "C"`
+        await select(tx, `SELECT * FROM files WHERE ${matching} AND ($3::text IS NULL OR filename = $3) ORDER BY filename COLLATE "C"`, [
+          name,
+          version,
+          filename,
+        ])
       ).map(fileOf);
-      const releases = await tx`SELECT version FROM releases WHERE project = ${name} AND (${version}::text IS NULL OR version = ${version})`;
+      const releases = await select(tx, `SELECT version FROM releases WHERE ${matching}`, [name, version]);
       if (filename !== null && files.length === 0) return none;
       if (version !== null && releases.length === 0) return none;
       const now = this.time();
       const names = files.map((f) => f.filename);
-      await tx`DELETE FROM files WHERE project = ${name} AND filename = ANY(${names})`;
+      await tx.query('DELETE FROM files WHERE project = $1 AND filename = ANY($2::text[])', [name, names]);
       for (const f of names) await write.reserveFilename(tx, name, f, now);
-      if (filename === null) await tx`DELETE FROM releases WHERE project = ${name} AND (${version}::text IS NULL OR version = ${version})`;
+      if (filename === null) await tx.query(`DELETE FROM releases WHERE ${matching}`, [name, version]);
       if (version === null && filename === null) {
         await write.recordChange(tx, { project: name, action: 'remove project', user, time: now });
-        await tx`DELETE FROM projects WHERE name = ${name}`;
+        await tx.query('DELETE FROM projects WHERE name = $1', [name]);
       } else {
         await write.recordChange(tx, { project: name, action: filename === null ? 'remove release' : 'remove file', user, time: now, version, filename });
       }
@@ -150,10 +157,10 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
 
   addMaintainer(name: string, user: string, by: string | null): Promise<boolean> {
     return this.write('add-maintainer', async (tx): Promise<Change<boolean>> => {
-      const [row] = await tx<Row[]>`SELECT owners, maintainers FROM projects WHERE name = ${name}`;
+      const [row] = await select(tx, 'SELECT owners, maintainers FROM projects WHERE name = $1', [name]);
       if (!row) return { result: false, scopes: [] };
       if ((row.owners as string[]).includes(user) || (row.maintainers as string[]).includes(user)) return { result: true, scopes: [] };
-      await tx`UPDATE projects SET maintainers = array_append(maintainers, ${user}) WHERE name = ${name}`;
+      await tx.query('UPDATE projects SET maintainers = array_append(maintainers, $1) WHERE name = $2', [user, name]);
       await write.recordChange(tx, { project: name, action: 'add maintainer', user: by, time: this.time() });
       return { result: true, scopes: [project(name)] };
     });
@@ -168,11 +175,13 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
 
   removeUser(name: string): Promise<boolean> {
     return this.write('remove-user', async (tx): Promise<Change<boolean>> => {
-      if ((await tx`DELETE FROM users WHERE name = ${name} RETURNING 1`).length === 0) return { result: false, scopes: [] };
-      const tokens = await tx<Row[]>`DELETE FROM tokens WHERE user_name = ${name} RETURNING hash`;
-      const projects = await tx<Row[]>`
-        UPDATE projects SET owners = array_remove(owners, ${name}), maintainers = array_remove(maintainers, ${name})
-        WHERE ${name} = ANY(owners) OR ${name} = ANY(maintainers) RETURNING name`;
+      if ((await select(tx, 'DELETE FROM users WHERE name = $1 RETURNING 1', [name])).length === 0) return { result: false, scopes: [] };
+      const tokens = await select(tx, 'DELETE FROM tokens WHERE user_name = $1 RETURNING hash', [name]);
+      const projects = await select(
+        tx,
+        'UPDATE projects SET owners = array_remove(owners, $1), maintainers = array_remove(maintainers, $1) WHERE $1 = ANY(owners) OR $1 = ANY(maintainers) RETURNING name',
+        [name],
+      );
       const scopes = [`user:${name}`, ...tokens.map((t) => `token:${t.hash}`), ...projects.map((p) => project(String(p.name)))];
       return { result: true, scopes };
     });
@@ -187,7 +196,7 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
 
   removeToken(id: string): Promise<boolean> {
     return this.write('remove-token', async (tx): Promise<Change<boolean>> => {
-      const removed = await tx<Row[]>`DELETE FROM tokens WHERE id = ${id} RETURNING hash`;
+      const removed = await select(tx, 'DELETE FROM tokens WHERE id = $1 RETURNING hash', [id]);
       return { result: removed.length > 0, scopes: removed.map((t) => `token:${t.hash}`) };
     });
   }
@@ -204,7 +213,7 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
   }
 }
 
-async function lastSerial(tx: TransactionSql): Promise<number> {
-  const [row] = await tx<Row[]>`SELECT value FROM counters WHERE name = 'serial'`;
+async function lastSerial(tx: Queryable): Promise<number> {
+  const [row] = await select(tx, "SELECT value FROM counters WHERE name = 'serial'");
   return Number(row?.value ?? 0);
 }

@@ -3,14 +3,14 @@
  * `policy_generation`, bumped with every exemption change), read from an in-memory copy that the replica
  * reloads whenever a write changed the scope `policy`.
  */
-import type { ISql } from 'postgres';
 import { canonicalVersion } from '../../model/versions.js';
 import type { CollisionRecord, ExemptionRecord, PolicyStore } from '../policy-store.js';
+import { type Queryable, select } from './database.js';
 import type { ReplicaPart } from './replica.js';
 import type { RevisionWriter } from './revision-writer.js';
-import type { Row } from './rows.js';
 
 const SCOPE = 'policy';
+const BUMP_GENERATION = "UPDATE counters SET value = value + 1 WHERE name = 'policy_generation'";
 
 interface PolicyState {
   exemptions: Map<string, ExemptionRecord>;
@@ -31,13 +31,11 @@ export class PgPolicyStore implements PolicyStore, ReplicaPart {
     this.writer = writer;
   }
 
-  async load(sql: ISql, scopes: Set<string> | null): Promise<() => void> {
+  async load(sql: Queryable, scopes: Set<string> | null): Promise<() => void> {
     if (scopes !== null && !scopes.has(SCOPE)) return () => {};
-    const [exemptions, collisions, [generation]] = await Promise.all([
-      sql<Row[]>`SELECT * FROM policy_exemptions ORDER BY project COLLATE "C", version_key COLLATE "C"`,
-      sql<Row[]>`SELECT * FROM policy_collisions ORDER BY project COLLATE "C", upstream COLLATE "C"`,
-      sql<Row[]>`SELECT value FROM counters WHERE name = 'policy_generation'`,
-    ]);
+    const exemptions = await select(sql, 'SELECT * FROM policy_exemptions ORDER BY project COLLATE "C", version_key COLLATE "C"');
+    const collisions = await select(sql, 'SELECT * FROM policy_collisions ORDER BY project COLLATE "C", upstream COLLATE "C"');
+    const [generation] = await select(sql, "SELECT value FROM counters WHERE name = 'policy_generation'");
     const state: PolicyState = {
       exemptions: new Map(
         exemptions.map((r) => [
@@ -69,20 +67,24 @@ export class PgPolicyStore implements PolicyStore, ReplicaPart {
 
   putExemption(record: ExemptionRecord): Promise<void> {
     return this.write('put-exemption', async (tx) => {
-      await tx`
-        INSERT INTO policy_exemptions (project, version_key, version, reason, by_user, at)
-        VALUES (${record.project}, ${canonicalVersion(record.version)}, ${record.version}, ${record.reason}, ${record.by}, ${record.at})
-        ON CONFLICT (project, version_key) DO UPDATE SET version = excluded.version, reason = excluded.reason, by_user = excluded.by_user, at = excluded.at`;
-      await tx`UPDATE counters SET value = value + 1 WHERE name = 'policy_generation'`;
+      await tx.query(
+        'INSERT INTO policy_exemptions (project, version_key, version, reason, by_user, at) VALUES ($1, $2, $3, $4, $5, $6) ' +
+          'ON CONFLICT (project, version_key) DO UPDATE SET version = excluded.version, reason = excluded.reason, by_user = excluded.by_user, at = excluded.at',
+        [record.project, canonicalVersion(record.version), record.version, record.reason, record.by, record.at],
+      );
+      await tx.query(BUMP_GENERATION);
       return { result: undefined, scopes: [SCOPE] };
     });
   }
 
   deleteExemption(project: string, version: string): Promise<boolean> {
     return this.write('delete-exemption', async (tx) => {
-      const removed = await tx`DELETE FROM policy_exemptions WHERE project = ${project} AND version_key = ${canonicalVersion(version)} RETURNING 1`;
+      const removed = await select(tx, 'DELETE FROM policy_exemptions WHERE project = $1 AND version_key = $2 RETURNING 1', [
+        project,
+        canonicalVersion(version),
+      ]);
       if (removed.length === 0) return { result: false, scopes: [] };
-      await tx`UPDATE counters SET value = value + 1 WHERE name = 'policy_generation'`;
+      await tx.query(BUMP_GENERATION);
       return { result: true, scopes: [SCOPE] };
     });
   }
@@ -101,10 +103,11 @@ export class PgPolicyStore implements PolicyStore, ReplicaPart {
 
   putCollision(record: CollisionRecord): Promise<void> {
     return this.write('put-collision', async (tx) => {
-      await tx`
-        INSERT INTO policy_collisions (project, upstream, first_seen, last_seen)
-        VALUES (${record.project}, ${record.upstream}, ${record.firstSeen}, ${record.lastSeen})
-        ON CONFLICT (project, upstream) DO UPDATE SET first_seen = excluded.first_seen, last_seen = excluded.last_seen`;
+      await tx.query(
+        'INSERT INTO policy_collisions (project, upstream, first_seen, last_seen) VALUES ($1, $2, $3, $4) ' +
+          'ON CONFLICT (project, upstream) DO UPDATE SET first_seen = excluded.first_seen, last_seen = excluded.last_seen',
+        [record.project, record.upstream, record.firstSeen, record.lastSeen],
+      );
       return { result: undefined, scopes: [SCOPE] };
     });
   }

@@ -7,16 +7,15 @@
  * each (re)connection of the LISTEN connection), by polling the revision counter every `pollMs` (the
  * fallback), and by `catchUp()`; they run one at a time.
  */
-import type { ISql, ListenMeta } from 'postgres';
-import type { PgDatabase } from './database.js';
-import type { Row } from './rows.js';
+import { type PgDatabase, type Queryable, select } from './database.js';
+import { Listener } from './listener.js';
 
 export const CHANNEL = 'larder_changes';
 
 /** One view the replica keeps up to date. */
 export interface ReplicaPart {
   /** Loads, inside the snapshot `sql`, what the scopes name (everything when null); returns the synchronous step applying it. */
-  load(sql: ISql, scopes: Set<string> | null): Promise<() => void>;
+  load(sql: Queryable, scopes: Set<string> | null): Promise<() => void>;
 }
 
 export interface ReplicaOptions {
@@ -26,8 +25,6 @@ export interface ReplicaOptions {
   listen?: boolean;
   /** Bound of a full reload (at open, and for a node whose revisions were pruned); 60 s. */
   reloadTimeoutMs?: number;
-  /** Errors of catch-ups nobody awaits (NOTIFY, polling). */
-  onError?: (err: unknown) => void;
 }
 
 export class Replica {
@@ -36,7 +33,7 @@ export class Replica {
   private tail: Promise<unknown> = Promise.resolve();
   private queued: Promise<void> | null = null;
   private timer: NodeJS.Timeout | undefined;
-  private listening: ListenMeta | undefined;
+  private listener: Listener | undefined;
 
   constructor(
     private readonly db: PgDatabase,
@@ -54,7 +51,11 @@ export class Replica {
     await this.catchUp();
     if (this.options.listen !== false) {
       const onChange = () => this.background();
-      this.listening = await this.db.run('listen', (sql) => sql.listen(CHANNEL, onChange, onChange));
+      this.listener = new Listener(this.db, CHANNEL, onChange, onChange);
+      await this.listener.start().catch(async (err: unknown) => {
+        await this.close();
+        throw err;
+      });
     }
     this.timer = setInterval(() => void this.poll(), this.options.pollMs ?? 500);
     this.timer.unref();
@@ -62,7 +63,7 @@ export class Replica {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.listening?.unlisten().catch(() => {});
+    await this.listener?.close();
   }
 
   /** Brings the views up to every change committed before the call. */
@@ -81,11 +82,11 @@ export class Replica {
     const bound = this.options.reloadTimeoutMs ?? 60_000;
     return this.db.run(
       full ? 'reload' : 'catch-up',
-      (sql) =>
-        sql.begin('isolation level repeatable read read only', async (tx) => {
-          if (full) await tx.unsafe(`SET LOCAL statement_timeout = ${Math.round(bound)}`);
+      () =>
+        this.db.transaction(async (tx) => {
+          if (full) await tx.query(`SET LOCAL statement_timeout = ${Math.round(bound)}`);
           return this.step(tx, full);
-        }),
+        }, 'ISOLATION LEVEL REPEATABLE READ READ ONLY'),
       full ? bound : undefined,
     );
   }
@@ -105,15 +106,15 @@ export class Replica {
   }
 
   private background(): void {
-    this.catchUp().catch((err) => this.options.onError?.(err));
+    this.catchUp().catch((err: unknown) => this.db.onError(err));
   }
 
   private async poll(): Promise<void> {
     try {
-      const [row] = await this.db.run('poll', (sql) => sql<Row[]>`SELECT value FROM counters WHERE name = 'revision'`);
-      if (Number(row?.value ?? 0) > this.applied) await this.catchUp();
+      const revision = await this.db.run('poll', () => currentRevision(this.db.pool));
+      if (revision > this.applied) await this.catchUp();
     } catch (err) {
-      this.options.onError?.(err);
+      this.db.onError(err);
     }
   }
 
@@ -121,15 +122,15 @@ export class Replica {
    * What changed after `revision`, as seen by `sql`: null when nothing did, else the last revision and its
    * scopes (null scopes: everything must be reloaded, the revisions in between were pruned).
    */
-  async changesAfter(sql: ISql, revision: number): Promise<{ revision: number; scopes: Set<string> | null } | null> {
-    const rows = await sql<Row[]>`SELECT revision, scopes FROM revisions WHERE revision > ${revision} ORDER BY revision`;
+  async changesAfter(sql: Queryable, revision: number): Promise<{ revision: number; scopes: Set<string> | null } | null> {
+    const rows = await select(sql, 'SELECT revision, scopes FROM revisions WHERE revision > $1 ORDER BY revision', [revision]);
     if (rows.length === 0) return null;
     if (Number(rows[0]!.revision) !== revision + 1) return { revision: await currentRevision(sql), scopes: null };
     return { revision: Number(rows.at(-1)!.revision), scopes: new Set(rows.flatMap((row) => row.scopes as string[])) };
   }
 
   /** Reads what changed after the last applied revision: the step applying it, null when nothing did, 'reload' when everything must be read. */
-  private async step(sql: ISql, full: boolean): Promise<(() => void) | 'reload' | null> {
+  private async step(sql: Queryable, full: boolean): Promise<(() => void) | 'reload' | null> {
     const changes = full ? { revision: await currentRevision(sql), scopes: null } : await this.changesAfter(sql, this.applied);
     if (!changes) return null;
     if (!full && changes.scopes === null) return 'reload';
@@ -142,7 +143,7 @@ export class Replica {
   }
 }
 
-async function currentRevision(sql: ISql): Promise<number> {
-  const [row] = await sql<Row[]>`SELECT value FROM counters WHERE name = 'revision'`;
+async function currentRevision(sql: Queryable): Promise<number> {
+  const [row] = await select(sql, "SELECT value FROM counters WHERE name = 'revision'");
   return Number(row?.value ?? 0);
 }

@@ -1,8 +1,6 @@
 /** The private index's records as rows of the PostgreSQL tables (migrations.ts), and back. */
+import type { Row } from './database.js';
 import type { ChangeAction, ChangelogEntry, FileRecord, ProjectRecord, ReleaseRecord, TokenRecord, UserRecord } from '../records.js';
-
-/** A row as npm `postgres` returns it (bigint columns arrive as strings). */
-export type Row = Record<string, unknown>;
 
 const str = (v: unknown): string => String(v);
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));

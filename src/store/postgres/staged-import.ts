@@ -3,7 +3,6 @@
  * (so the import's reads see them, with serials and changelog entries as the LMDB store makes them), then
  * writes what changed to the database inside the import's transaction.
  */
-import type { TransactionSql } from 'postgres';
 import type { IndexImport } from '../index-store.js';
 import type {
   AllowedName,
@@ -16,6 +15,7 @@ import type {
   TokenRecord,
   UserRecord,
 } from '../records.js';
+import type { Queryable } from './database.js';
 import * as write from './index-sql.js';
 import { emptyPart, type IndexState, IndexView, type ProjectPart } from './index-view.js';
 
@@ -96,7 +96,7 @@ export class StagedImport extends IndexView implements IndexImport {
   }
 
   /** Writes the import's records (in the order made; a later write of a key wins); returns the scopes changed. */
-  async writeTo(tx: TransactionSql): Promise<string[]> {
+  async writeTo(tx: Queryable): Promise<string[]> {
     const scopes = new Set<string>();
     for (const name of this.projects) {
       const record = this.getProject(name);
@@ -109,11 +109,17 @@ export class StagedImport extends IndexView implements IndexImport {
     for (const t of this.tokens) await write.putToken(tx, t);
     for (const a of this.allowed) await write.putAllowedName(tx, a);
     for (const c of this.changes) {
-      await tx`
-        INSERT INTO changelog (serial, project, version, filename, action, user_name, time)
-        VALUES (${c.serial}, ${c.project}, ${c.version}, ${c.filename}, ${c.action}, ${c.user}, ${c.time})`;
+      await tx.query('INSERT INTO changelog (serial, project, version, filename, action, user_name, time) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+        c.serial,
+        c.project,
+        c.version,
+        c.filename,
+        c.action,
+        c.user,
+        c.time,
+      ]);
     }
-    if (this.changes.length > 0) await tx`UPDATE counters SET value = ${this.state.serial} WHERE name = 'serial'`;
+    if (this.changes.length > 0) await tx.query("UPDATE counters SET value = $1 WHERE name = 'serial'", [this.state.serial]);
     for (const p of [...this.projects, ...this.releases.map((r) => r.project), ...this.files.map((f) => f.project), ...this.deleted.map((d) => d.project)]) {
       scopes.add(`project:${p}`);
     }
