@@ -38,7 +38,7 @@ describe('several nodes on one PostgreSQL', () => {
   let url: string;
   const nodes: PostgresBackends[] = [];
   const node = async (options: OpenPostgresOptions = {}) => {
-    const opened = await openPostgres(url, { operationTimeoutMs: 2000, connectTimeoutMs: 1000, ...options });
+    const opened = await openPostgres(url, { connectTimeoutMs: 1000, ...options });
     nodes.push(opened);
     return opened;
   };
@@ -231,7 +231,7 @@ describe('several nodes on one PostgreSQL', () => {
       () => assert.fail('a write succeeded without a database'),
       (err: unknown) => err,
     );
-    assert.ok(Date.now() - started < 3000, `refused after ${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 5500, `refused after ${Date.now() - started} ms, beyond the 5 s bound`);
     assert.ok(refused instanceof BackendUnavailable, String(refused));
     assert.equal(refused.backend, 'postgres');
     assert.match(refused.message, /^the database \(postgres:\/\/larder:\*\*\*@127\.0\.0\.1:\d+\/test_\d+\) (is unreachable|did not answer)/);
