@@ -28,7 +28,7 @@ export interface PostgresBackends {
 export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<PostgresBackends> {
   const database = new PgDatabase(url, options);
   try {
-    await database.run('migrate', () => migrate(database), options.reloadTimeoutMs ?? 60_000);
+    await database.run('migrate', () => migrate(database), database.reloadTimeoutMs);
     const index = new PgIndexStore(options.clock);
     const policy = new PgPolicyStore();
     const replica = new Replica(database, [index, policy], options);

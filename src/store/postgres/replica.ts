@@ -23,8 +23,6 @@ export interface ReplicaOptions {
   pollMs?: number;
   /** False: no LISTEN (polling only). */
   listen?: boolean;
-  /** Bound of a full reload (at open, and for a node whose revisions were pruned); 60 s. */
-  reloadTimeoutMs?: number;
 }
 
 export class Replica {
@@ -79,7 +77,7 @@ export class Replica {
 
   /** One snapshot's changes (everything when `full`, under the longer bound of a reload). */
   private read(full: boolean): Promise<(() => void) | 'reload' | null> {
-    const bound = this.options.reloadTimeoutMs ?? 60_000;
+    const bound = this.db.reloadTimeoutMs;
     return this.db.run(
       full ? 'reload' : 'catch-up',
       () =>
