@@ -109,4 +109,6 @@ export const INTERNAL_ERRORS = {
   MarkerError: 'An environment marker larder mirror cannot parse. Reported with the requirement it belongs to; the command exits with status 1.',
   MirrorIncomplete: 'larder mirror add/sync finished with problems (listed above it). Exit status 1.',
   NoUpstreamError: 'larder mirror with no upstream configured. Printed by the command, exit status 1.',
+  BackendUnavailable:
+    'A write to a shared backend (the PostgreSQL database) that cannot be reached or does not answer in time; its one-line message names the backend, password removed. To be answered 503 with that message for uploads and changes (HTTP wiring pending).',
 } as const;

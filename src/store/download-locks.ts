@@ -1,11 +1,9 @@
 /**
- * Who may download an upstream file now, across every node sharing one blob store: at most one node
- * holds a key's lock. One node alone needs no coordination (its downloads are shared in memory).
+ * Cross-node single-flight of upstream downloads: at most one node downloads a given file at a time.
+ * The lock is advisory; when the coordinating backend cannot be reached, locks are granted (each node then
+ * downloads for itself) rather than waited for.
  */
 export interface DownloadLocks {
-  /** A release function, or null when another node holds the lock for `key`. */
+  /** A function releasing the lock, or null when another holder (another node) has it now. Never waits for the holder. */
   tryLock(key: string): Promise<(() => Promise<void>) | null>;
 }
-
-/** Locks for a single node: always granted. */
-export const singleNodeLocks: DownloadLocks = { tryLock: async () => async () => {} };

@@ -10,7 +10,7 @@ import { LmdbIndexStore } from '../lmdb/lmdb-index-store.js';
 import { LmdbPolicyStore } from '../lmdb/lmdb-policy-store.js';
 import { LmdbMirrorSetStore } from '../lmdb/lmdb-mirror-set-store.js';
 import type { Storage } from '../storage.js';
-import { singleNodeLocks } from '../download-locks.js';
+import { LocalDownloadLocks } from './local-download-locks.js';
 
 export function openStorage(dataDir: string): Storage {
   const root = openEnvironment(dataDir);
@@ -23,7 +23,7 @@ export function openStorage(dataDir: string): Storage {
     policy: new LmdbPolicyStore(root),
     upstreamDocuments: (name) => new LmdbDocumentStore(root, `upstream-docs@${name}`),
     mirrorSets: new LmdbMirrorSetStore(root),
-    downloadLocks: singleNodeLocks,
+    downloadLocks: new LocalDownloadLocks(),
     backends: [
       { role: 'database', kind: 'lmdb', neededForReads: true, ping: async () => void root.get('') },
       { role: 'blobs', kind: 'filesystem', neededForReads: true, ping: () => blobs.ping() },

@@ -9,12 +9,14 @@ import { describe, test } from 'node:test';
 import type { CachedDocument } from '../../../src/store/records.js';
 import type { CachedDocumentId } from '../../../src/store/upstream-document-store.js';
 import { indexStoreContract } from './index-store-contract.js';
+import { policyStoreContract } from './policy-store-contract.js';
 import { type StorageFactory, sha, withStorage } from './storage-fixtures.js';
 
 export type { StorageFactory } from './storage-fixtures.js';
 
 export function storageContract(name: string, open: StorageFactory): void {
   indexStoreContract(name, open);
+  policyStoreContract(name, open);
 
   describe(`${name}: upstream document store`, () => {
     const storage = withStorage(open);

@@ -1,0 +1,207 @@
+/**
+ * A node's in-memory view of the private index kept in PostgreSQL: the synchronous reads of `IndexReads`
+ * and snapshots, served from maps. The replica replaces whole parts of it (a project with its releases,
+ * files and removed names; a user; a token; an allowed name) in one synchronous step, so a reader never
+ * sees half of a change. Records are frozen: they are shared by every reader.
+ */
+import type { IndexReads, IndexSnapshot } from '../index-store.js';
+import type { AllowedName, ChangelogEntry, FileRecord, ProjectRecord, ReleaseRecord, TokenRecord, UserRecord } from '../records.js';
+
+/** A project and what hangs under its name; `record` is undefined when only removed file names remain. */
+export interface ProjectPart {
+  record: ProjectRecord | undefined;
+  releases: Map<string, ReleaseRecord>;
+  files: Map<string, FileRecord>;
+  /** Removed file name → when. */
+  deleted: Map<string, string>;
+}
+
+export interface IndexState {
+  projects: Map<string, ProjectPart>;
+  users: Map<string, UserRecord>;
+  /** By hash. */
+  tokens: Map<string, TokenRecord>;
+  allowed: Map<string, AllowedName>;
+  /** Ascending by serial. */
+  changelog: ChangelogEntry[];
+  serial: number;
+}
+
+/** Parts to replace (undefined or an empty part = gone), changes to append, and the serial after them. */
+export interface IndexUpdate {
+  projects: Map<string, ProjectPart>;
+  users: Map<string, UserRecord | undefined>;
+  tokens: Map<string, TokenRecord | undefined>;
+  allowed: Map<string, AllowedName | undefined>;
+  changes: ChangelogEntry[];
+  serial: number;
+}
+
+export const emptyPart = (): ProjectPart => ({ record: undefined, releases: new Map(), files: new Map(), deleted: new Map() });
+
+export const emptyState = (): IndexState => ({ projects: new Map(), users: new Map(), tokens: new Map(), allowed: new Map(), changelog: [], serial: 0 });
+
+const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function setOrDelete<V>(map: Map<string, V>, key: string, value: V | undefined): void {
+  if (value === undefined) map.delete(key);
+  else map.set(key, value);
+}
+
+export class IndexView implements IndexReads {
+  /** Names of the parts, sorted; rebuilt after a change of the set of projects. */
+  private sortedNames: string[] | null = null;
+
+  constructor(protected state: IndexState = emptyState()) {}
+
+  /** Replaces everything (a full reload). */
+  replaceAll(state: IndexState): void {
+    this.state = state;
+    this.sortedNames = null;
+  }
+
+  apply(update: IndexUpdate): void {
+    const { state } = this;
+    for (const [name, part] of update.projects) {
+      const empty = !part.record && part.releases.size === 0 && part.files.size === 0 && part.deleted.size === 0;
+      setOrDelete(state.projects, name, empty ? undefined : part);
+    }
+    if (update.projects.size > 0) this.sortedNames = null;
+    for (const [name, user] of update.users) setOrDelete(state.users, name, user);
+    for (const [hash, token] of update.tokens) setOrDelete(state.tokens, hash, token);
+    for (const [name, allowed] of update.allowed) setOrDelete(state.allowed, name, allowed);
+    const last = state.changelog.at(-1)?.serial ?? 0;
+    for (const change of update.changes) if (change.serial > last) state.changelog.push(change);
+    state.serial = update.serial;
+  }
+
+  /** A copy whose changes do not reach this view (records are shared: they are never modified). */
+  protected copyState(): IndexState {
+    const { state } = this;
+    const projects = new Map<string, ProjectPart>();
+    for (const [name, p] of state.projects) {
+      projects.set(name, { record: p.record, releases: new Map(p.releases), files: new Map(p.files), deleted: new Map(p.deleted) });
+    }
+    return {
+      projects,
+      users: new Map(state.users),
+      tokens: new Map(state.tokens),
+      allowed: new Map(state.allowed),
+      changelog: [...state.changelog],
+      serial: state.serial,
+    };
+  }
+
+  protected names(): string[] {
+    this.sortedNames ??= [...this.state.projects.keys()].sort(byKey);
+    return this.sortedNames;
+  }
+
+  protected invalidateNames(): void {
+    this.sortedNames = null;
+  }
+
+  lastSerial(): number {
+    return this.state.serial;
+  }
+
+  getProject(name: string): ProjectRecord | undefined {
+    return this.state.projects.get(name)?.record;
+  }
+
+  *listProjects(): Iterable<ProjectRecord> {
+    for (const name of this.names()) {
+      const record = this.state.projects.get(name)?.record;
+      if (record) yield record;
+    }
+  }
+
+  projectCount(): number {
+    let count = 0;
+    for (const part of this.state.projects.values()) if (part.record) count += 1;
+    return count;
+  }
+
+  getReleases(project: string): ReleaseRecord[] {
+    return [...(this.state.projects.get(project)?.releases.values() ?? [])];
+  }
+
+  getRelease(project: string, version: string): ReleaseRecord | undefined {
+    return this.state.projects.get(project)?.releases.get(version);
+  }
+
+  getFiles(project: string): FileRecord[] {
+    return [...(this.state.projects.get(project)?.files.values() ?? [])];
+  }
+
+  getFile(project: string, filename: string): FileRecord | undefined {
+    return this.state.projects.get(project)?.files.get(filename);
+  }
+
+  isFilenameDeleted(project: string, filename: string): boolean {
+    return this.state.projects.get(project)?.deleted.has(filename) ?? false;
+  }
+
+  *allFiles(): Iterable<FileRecord> {
+    for (const name of this.names()) yield* this.state.projects.get(name)?.files.values() ?? [];
+  }
+
+  changesSince(serial: number): ChangelogEntry[] {
+    const log = this.state.changelog;
+    let lo = 0;
+    let hi = log.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (log[mid]!.serial <= serial) lo = mid + 1;
+      else hi = mid;
+    }
+    return log.slice(lo);
+  }
+
+  getUser(name: string): UserRecord | undefined {
+    return this.state.users.get(name);
+  }
+
+  listUsers(): UserRecord[] {
+    return [...this.state.users.values()].sort((a, b) => byKey(a.name, b.name));
+  }
+
+  getTokenByHash(hash: string): TokenRecord | undefined {
+    return this.state.tokens.get(hash);
+  }
+
+  listTokens(user?: string): TokenRecord[] {
+    return [...this.state.tokens.values()].filter((t) => !user || t.user === user).sort((a, b) => byKey(a.hash, b.hash));
+  }
+
+  isNameAllowed(name: string): boolean {
+    return this.state.allowed.has(name);
+  }
+
+  /** Every record, in key order; valid until the view next changes (use it synchronously). */
+  snapshot(): IndexSnapshot {
+    const { state } = this;
+    const named = this.names().map((name) => [name, state.projects.get(name)!] as const);
+    const parts = named.map(([, part]) => part);
+    return {
+      *projects() {
+        for (const part of parts) if (part.record) yield part.record;
+      },
+      *releases() {
+        for (const part of parts) yield* part.releases.values();
+      },
+      *files() {
+        for (const part of parts) yield* part.files.values();
+      },
+      *deletedFilenames() {
+        for (const [project, part] of named) {
+          for (const [filename, deletedAt] of part.deleted) yield { project, filename, deletedAt };
+        }
+      },
+      allowedNames: () => [...state.allowed.values()].sort((a, b) => byKey(a.name, b.name)),
+      users: () => this.listUsers(),
+      tokens: () => this.listTokens(),
+      changelog: () => [...state.changelog],
+    };
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The PostgreSQL schema as a versioned list of steps, applied at open in one transaction that holds an
+ * advisory lock, so that nodes starting at once apply each step exactly once; `schema_migrations` records
+ * the versions applied. Times are kept as the ISO strings the records carry (what is written is read back).
+ */
+import type { PgDatabase } from './database.js';
+
+/** Key of the transaction-scoped advisory lock taken while migrating ('larder' + 1). */
+const MIGRATION_LOCK = 0x6c61726465720001n;
+
+export interface Migration {
+  version: number;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE projects (
+        name text PRIMARY KEY,
+        display_name text NOT NULL,
+        created_at text NOT NULL,
+        serial bigint NOT NULL,
+        serial_base bigint,
+        owners text[] NOT NULL,
+        maintainers text[] NOT NULL
+      );
+      CREATE TABLE releases (
+        project text NOT NULL,
+        version text NOT NULL,
+        metadata jsonb NOT NULL,
+        created_at text NOT NULL,
+        yanked boolean NOT NULL,
+        yanked_reason text,
+        PRIMARY KEY (project, version)
+      );
+      CREATE TABLE files (
+        project text NOT NULL,
+        filename text NOT NULL,
+        version text NOT NULL,
+        packagetype text NOT NULL,
+        pyversion text NOT NULL,
+        size bigint NOT NULL,
+        sha256 text NOT NULL,
+        md5 text NOT NULL,
+        blake2b_256 text NOT NULL,
+        upload_time text NOT NULL,
+        requires_python text,
+        comment text,
+        metadata_sha256 text,
+        signature_sha256 text,
+        uploader text,
+        PRIMARY KEY (project, filename)
+      );
+      CREATE TABLE deleted_files (
+        project text NOT NULL,
+        filename text NOT NULL,
+        deleted_at text NOT NULL,
+        PRIMARY KEY (project, filename)
+      );
+      CREATE TABLE users (
+        name text PRIMARY KEY,
+        password_hash text NOT NULL,
+        admin boolean NOT NULL,
+        created_at text NOT NULL
+      );
+      CREATE TABLE tokens (
+        hash text PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        user_name text NOT NULL,
+        projects text[],
+        description text,
+        created_at text NOT NULL
+      );
+      CREATE INDEX tokens_user ON tokens (user_name);
+      CREATE TABLE allowed_names (
+        name text PRIMARY KEY,
+        by_user text,
+        at text NOT NULL
+      );
+      CREATE TABLE changelog (
+        serial bigint PRIMARY KEY,
+        project text NOT NULL,
+        version text,
+        filename text,
+        action text NOT NULL,
+        user_name text,
+        time text NOT NULL
+      );
+      CREATE TABLE counters (
+        name text PRIMARY KEY,
+        value bigint NOT NULL
+      );
+      INSERT INTO counters (name, value) VALUES ('revision', 0), ('serial', 0), ('policy_generation', 0);
+      CREATE TABLE policy_exemptions (
+        project text NOT NULL,
+        version_key text NOT NULL,
+        version text NOT NULL,
+        reason text,
+        by_user text NOT NULL,
+        at text NOT NULL,
+        PRIMARY KEY (project, version_key)
+      );
+      CREATE TABLE policy_collisions (
+        project text NOT NULL,
+        upstream text NOT NULL,
+        first_seen text NOT NULL,
+        last_seen text NOT NULL,
+        PRIMARY KEY (project, upstream)
+      );
+      CREATE TABLE revisions (
+        revision bigint PRIMARY KEY,
+        scopes text[] NOT NULL,
+        at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
+];
+
+/** Applies the steps this database lacks; refuses a database migrated by a newer larder. */
+export async function migrate(db: PgDatabase, steps: Migration[] = MIGRATIONS): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK.toString()]);
+    await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const done = new Set((await tx.query('SELECT version FROM schema_migrations')).rows.map((row) => Number(row.version)));
+    const known = Math.max(0, ...steps.map((step) => step.version));
+    const newer = [...done].filter((version) => version > known);
+    if (newer.length > 0)
+      throw new Error(`the database's schema is at version ${Math.max(...newer)}, newer than this larder knows (${known}): run a newer larder`);
+    const applied: number[] = [];
+    for (const step of steps) {
+      if (done.has(step.version)) continue;
+      await tx.query(step.sql);
+      await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [step.version]);
+      applied.push(step.version);
+    }
+    return applied;
+  });
+}

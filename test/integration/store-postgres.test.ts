@@ -1,0 +1,36 @@
+/**
+ * The storage contract's index and policy cases against the PostgreSQL stores (a real PostgreSQL, see
+ * test/helpers/postgres.ts), composed with the per-node LMDB and filesystem stores as a node runs them.
+ */
+import { after, before, describe } from 'node:test';
+import { openStorage } from '../../src/store/local/open-storage.js';
+import { openPostgres } from '../../src/store/postgres/open-postgres.js';
+import type { StorageFactory } from '../unit/helpers/storage-fixtures.js';
+import { indexStoreContract } from '../unit/helpers/index-store-contract.js';
+import { policyStoreContract } from '../unit/helpers/policy-store-contract.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+
+describe('PostgreSQL stores', () => {
+  let server: TestPostgres;
+  before(async () => {
+    server = await startPostgres();
+  });
+  after(() => server?.cleanup());
+
+  const open: StorageFactory = async (dataDir) => {
+    const local = openStorage(dataDir);
+    const shared = await openPostgres(await server.createDatabase());
+    return {
+      ...local,
+      index: shared.index,
+      policy: shared.policy,
+      async close() {
+        await shared.close();
+        await local.close();
+      },
+    };
+  };
+
+  indexStoreContract('PostgreSQL', open);
+  policyStoreContract('PostgreSQL', open);
+});
