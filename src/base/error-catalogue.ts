@@ -18,6 +18,10 @@ export const ERROR_CATALOGUE = {
   range_not_satisfiable: { status: 416, meaning: 'A Range request starts beyond the end of the file.' },
   internal: { status: 500, meaning: 'An unexpected failure; the details are in the server log.' },
   disk_full: { status: 507, meaning: 'The data disk is full (or below LARDER_DISK_RESERVE): nothing was stored.' },
+  backend_unavailable: {
+    status: 503,
+    meaning: 'A shared backend (the PostgreSQL database, the S3 blob store) cannot be reached or is too slow: uploads and other changes are refused until it is back.',
+  },
 
   // Who may do what
   unauthorized: { status: 401, meaning: 'Credentials are needed for this request (reads of a private index, every write).' },
@@ -110,5 +114,5 @@ export const INTERNAL_ERRORS = {
   MirrorIncomplete: 'larder mirror add/sync finished with problems (listed above it). Exit status 1.',
   NoUpstreamError: 'larder mirror with no upstream configured. Printed by the command, exit status 1.',
   BackendUnavailable:
-    'A write to a shared backend (the PostgreSQL database) that cannot be reached or does not answer in time; its one-line message names the backend, password removed. To be answered 503 with that message for uploads and changes (HTTP wiring pending).',
+    'A write to a shared backend (the PostgreSQL database) that cannot be reached or does not answer in time; its one-line message names the backend, password removed. Answered as backend_unavailable (503) with that message.',
 } as const;

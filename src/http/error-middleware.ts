@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { LarderError } from '../base/errors.js';
 import type { StorageReporter } from '../metrics/storage-reporter.js';
 import { isDiskFull } from '../store/disk-space.js';
+import { BackendUnavailable } from '../store/backend-unavailable.js';
 
 /** Node refuses reason phrases outside tab, printable ASCII and latin-1; other characters become '?'. */
 export function reasonPhrase(message: string): string {
@@ -32,7 +33,14 @@ export function errorMiddleware(logger: Logger, storage: StorageReporter) {
       await next();
     } catch (caught) {
       if (!(caught instanceof LarderError) && isDiskFull(caught)) storage.diskFull('upload', `${ctx.method} ${ctx.path}`, caught as Error);
-      let err = caught instanceof LarderError ? caught : isDiskFull(caught) ? diskFull() : fromKoaError(caught as object);
+      let err =
+        caught instanceof LarderError
+          ? caught
+          : isDiskFull(caught)
+            ? diskFull()
+            : caught instanceof BackendUnavailable
+              ? new LarderError('backend_unavailable', `${caught.message}.`.replace(/\.\.$/, '.'))
+              : fromKoaError(caught as object);
       err ??= new LarderError('internal', 'Internal server error; the details are in the server log.');
       ctx.state.errorCode = err.code;
       if (err.status >= 500) {

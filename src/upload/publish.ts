@@ -6,6 +6,7 @@
  * (another process got there first), the blobs this upload added and nothing references are removed.
  */
 import type { Clock } from '../base/clock.js';
+import { BackendUnavailable } from '../store/backend-unavailable.js';
 import { createHash } from 'node:crypto';
 import type { Identity } from '../auth/authenticator.js';
 import { mayWrite } from '../auth/authenticator.js';
@@ -98,7 +99,8 @@ export class Publisher {
       await committed.commit(content.path, content.sha256);
       result = await this.meta.publishFile(this.publishInput(upload, who, metadataSha256));
     } catch (err) {
-      await committed.takeBack();
+      // The database may have committed the record before the connection was lost: the blobs stay (gc collects them if not).
+      if (!(err instanceof BackendUnavailable)) await committed.takeBack();
       throw err;
     }
     if (result.outcome !== 'created') await committed.takeBack();

@@ -167,6 +167,9 @@ export class CachedFiles {
     let release: Release | null = null;
     if (sha256 && crossNode) {
       release = await crossNode.lock(sha256);
+      // Refused: another node has it, or a request on this node that has just started its download.
+      const started = release ? null : await this.join(label);
+      if (started) return started;
       if (!release && (await crossNode.landed(sha256))) {
         const stored = await this.alreadyStored(id, target);
         if (stored) return { stream: await this.blobs.read(stored.sha256), size: stored.size };
