@@ -116,6 +116,21 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    sql: `
+      CREATE TABLE cached_files (
+        project text NOT NULL,
+        filename text NOT NULL,
+        variant text NOT NULL,
+        sha256 text NOT NULL,
+        size bigint NOT NULL,
+        fetched_at bigint NOT NULL,
+        last_access bigint NOT NULL,
+        PRIMARY KEY (project, filename, variant)
+      );
+    `,
+  },
 ];
 
 /** Applies the steps this database lacks; refuses a database migrated by a newer larder. */

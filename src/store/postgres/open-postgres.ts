@@ -1,11 +1,12 @@
 /**
  * Opens the shared records of a node in PostgreSQL: migrates the schema, loads this node's views of the
- * private index and the policy, follows the other nodes' changes, and gives the cross-node download
- * locks. The caller composes these with the per-node stores (page cache, blob store) into a `Storage`.
+ * private index, the policy and the cached-file records, follows the other nodes' changes, and gives the
+ * cross-node download locks. The caller composes these with the per-node stores (page cache, blob store) into a `Storage`.
  */
 import type { DownloadLocks } from '../download-locks.js';
 import { PgDatabase, type PgDatabaseOptions } from './database.js';
 import { migrate } from './migrations.js';
+import { PgCachedFileIndex } from './pg-cached-file-index.js';
 import { PgDownloadLocks } from './pg-download-locks.js';
 import { PgIndexStore } from './pg-index-store.js';
 import { PgPolicyStore } from './pg-policy-store.js';
@@ -20,6 +21,8 @@ export interface OpenPostgresOptions extends PgDatabaseOptions, ReplicaOptions, 
 export interface PostgresBackends {
   index: PgIndexStore;
   policy: PgPolicyStore;
+  /** The records of cached upstream files, shared by the nodes of one blob store. */
+  cachedFiles: PgCachedFileIndex;
   downloadLocks: DownloadLocks;
   database: PgDatabase;
   close(): Promise<void>;
@@ -31,16 +34,19 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     await database.run('migrate', () => migrate(database), database.reloadTimeoutMs);
     const index = new PgIndexStore(options.clock);
     const policy = new PgPolicyStore();
-    const replica = new Replica(database, [index, policy], options);
+    const cachedFiles = new PgCachedFileIndex(database);
+    const replica = new Replica(database, [index, policy, cachedFiles], options);
     const writer = new RevisionWriter(database, replica, options);
     index.attach(replica, writer);
     policy.attach(writer);
+    cachedFiles.attach(writer);
     await replica.start();
     const downloadLocks = new PgDownloadLocks(database);
     let closing: Promise<void> | undefined;
     return {
       index,
       policy,
+      cachedFiles,
       downloadLocks,
       database,
       close() {

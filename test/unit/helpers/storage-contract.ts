@@ -8,6 +8,7 @@ import { text } from 'node:stream/consumers';
 import { describe, test } from 'node:test';
 import type { CachedDocument } from '../../../src/store/records.js';
 import type { CachedDocumentId } from '../../../src/store/upstream-document-store.js';
+import { cachedFileIndexContract } from './cached-file-index-contract.js';
 import { indexStoreContract } from './index-store-contract.js';
 import { policyStoreContract } from './policy-store-contract.js';
 import { type StorageFactory, sha, withStorage } from './storage-fixtures.js';
@@ -17,6 +18,7 @@ export type { StorageFactory } from './storage-fixtures.js';
 export function storageContract(name: string, open: StorageFactory): void {
   indexStoreContract(name, open);
   policyStoreContract(name, open);
+  cachedFileIndexContract(name, open);
 
   describe(`${name}: upstream document store`, () => {
     const storage = withStorage(open);
@@ -57,28 +59,6 @@ export function storageContract(name: string, open: StorageFactory): void {
       assert.equal(docs.get({ kind: 'release', project: 'foo', version: '1.0' }), undefined);
       assert.ok(docs.get({ kind: 'release', project: 'foo', version: '1.0.post1' }));
       assert.equal(docs.pageCount(), 3);
-    });
-  });
-
-  describe(`${name}: cached-file index`, () => {
-    const storage = withStorage(open);
-    const record = (sha256: string, size: number) => ({ sha256, size, fetchedAt: 1, lastAccess: 1 });
-    const wheel = { project: 'foo', filename: 'foo-1.0-py3-none-any.whl', variant: 'file' };
-    const metadata = { ...wheel, variant: 'metadata' };
-
-    test('records per file and variant; touch moves the last access; totals', async () => {
-      const files = storage().cachedFiles;
-      await files.put(wheel, record('a'.repeat(64), 100));
-      await files.put(metadata, record('b'.repeat(64), 5));
-      assert.deepEqual(files.get(wheel), record('a'.repeat(64), 100));
-      assert.equal(files.get({ ...wheel, variant: 'signature' }), undefined);
-      await files.touch(wheel, files.get(wheel)!, 50);
-      assert.equal(files.get(wheel)!.lastAccess, 50);
-      assert.deepEqual(files.totals(), { bytes: 105, files: 2 });
-      assert.deepEqual([...files.entries()].map((e) => e.id.variant).sort(), ['file', 'metadata']);
-      await files.delete(wheel);
-      assert.equal(files.get(wheel), undefined);
-      assert.deepEqual(files.totals(), { bytes: 5, files: 1 });
     });
   });
 

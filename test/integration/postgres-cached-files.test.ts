@@ -1,0 +1,188 @@
+/**
+ * The records of cached upstream files shared by several nodes on one PostgreSQL database and one blob
+ * store: a record put or deleted on one node reaches the others within 1 s, touches are cheap and lose
+ * nothing, and garbage collection, purges and evictions on one node never leave another node's record
+ * pointing at a missing blob. Also: the database down and back.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { collectGarbage, purgeCache } from '../../src/index/cache-maintenance.js';
+import { CacheBudget } from '../../src/index/sources/cache-budget.js';
+import { BackendUnavailable } from '../../src/store/backend-unavailable.js';
+import type { BlobStore } from '../../src/store/blob-store.js';
+import { FileBlobStore } from '../../src/store/fs/file-blob-store.js';
+import { openStorage } from '../../src/store/local/open-storage.js';
+import { type OpenPostgresOptions, openPostgres, type PostgresBackends } from '../../src/store/postgres/open-postgres.js';
+import type { Storage } from '../../src/store/storage.js';
+import { eventually } from '../helpers/eventually.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { sha } from '../unit/helpers/storage-fixtures.js';
+
+const record = (sha256: string, size: number, lastAccess = 1) => ({ sha256, size, fetchedAt: 1, lastAccess });
+const id = (project: string, filename: string, variant = 'file') => ({ project, filename, variant });
+const revision = async (on: PostgresBackends) =>
+  Number((await on.database.pool.query("SELECT value FROM counters WHERE name = 'revision'")).rows[0]!.value);
+
+describe('cached-file records shared by several nodes on one PostgreSQL', () => {
+  let server: TestPostgres;
+  let url: string;
+  let dir: string;
+  const opened: { close(): Promise<void> }[] = [];
+  const node = async (options: OpenPostgresOptions = {}) => {
+    const backends = await openPostgres(url, { connectTimeoutMs: 1000, ...options });
+    opened.push(backends);
+    return backends;
+  };
+  /** A node's storage as open-backends.ts composes it: its own LMDB, the shared records and one blob store. */
+  const storageOf = (shared: PostgresBackends, name: string, blobs: BlobStore): Storage => {
+    const local = openStorage(join(dir, name));
+    opened.push(local);
+    return { ...local, index: shared.index, policy: shared.policy, cachedFiles: shared.cachedFiles, blobs };
+  };
+  let a: PostgresBackends;
+  let b: PostgresBackends;
+
+  before(async () => {
+    server = await startPostgres();
+    url = await server.createDatabase();
+    dir = await mkdtemp(join(tmpdir(), 'larder-pg-cached-'));
+    a = await node();
+    b = await node({ pollMs: 60_000 });
+  });
+  after(async () => {
+    for (const each of opened.reverse()) await each.close().catch(() => {});
+    await server?.cleanup();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a put on A is seen by B within 1 s; a delete on A disappears on B; the totals agree', async () => {
+    const wheel = id('shared', 'shared-1.0-py3-none-any.whl');
+    const metadata = { ...wheel, variant: 'metadata' };
+    await a.cachedFiles.put(wheel, record('a'.repeat(64), 100));
+    await a.cachedFiles.put(metadata, record('b'.repeat(64), 5));
+    assert.deepEqual(a.cachedFiles.get(wheel), record('a'.repeat(64), 100), 'the writing node reads its own write at once');
+    await eventually(() => b.cachedFiles.get(metadata) !== undefined, 'B sees both records (NOTIFY)', 1000);
+    assert.deepEqual(b.cachedFiles.get(wheel), record('a'.repeat(64), 100));
+    assert.deepEqual(b.cachedFiles.totals(), a.cachedFiles.totals());
+    assert.deepEqual(a.cachedFiles.totals(), { bytes: 105, files: 2 });
+    await a.cachedFiles.delete(wheel);
+    await eventually(() => b.cachedFiles.get(wheel) === undefined, 'the record deleted on A is gone on B', 1000);
+    assert.deepEqual(b.cachedFiles.totals(), { bytes: 5, files: 1 });
+    assert.deepEqual(b.cachedFiles.totals(), a.cachedFiles.totals());
+    await b.cachedFiles.delete(metadata);
+    await eventually(() => a.cachedFiles.totals().files === 0, "A sees B's delete", 1000);
+  });
+
+  test('a delete of a record that is not there takes no revision', async () => {
+    const before = await revision(a);
+    await a.cachedFiles.delete(id('nothing', 'nothing-1.0.tar.gz'));
+    assert.equal(await revision(a), before);
+  });
+
+  test("touch takes no revision nor the writers' lock, never goes back in time and loses no other node's record", async () => {
+    const quiet = await node({ listen: false, pollMs: 60_000 });
+    const wheel = id('touched', 'touched-1.0-py3-none-any.whl');
+    await b.cachedFiles.put(wheel, record('c'.repeat(64), 10, 1000));
+    await eventually(() => a.cachedFiles.get(wheel) !== undefined, "A sees B's record", 1000);
+    const before = await revision(a);
+    // Another node in the middle of a write holds the revision lock: a touch does not wait for it.
+    let release = () => {};
+    let locked = () => {};
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holder = b.database.transaction(async (tx) => {
+      await tx.query("SELECT value FROM counters WHERE name = 'revision' FOR UPDATE");
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await isLocked;
+    try {
+      await a.cachedFiles.touch(wheel, a.cachedFiles.get(wheel)!, 5000);
+      await quiet.cachedFiles.touch(wheel, record('c'.repeat(64), 10, 1000), 3000);
+    } finally {
+      release();
+      await holder;
+    }
+    assert.equal(await revision(a), before, 'no revision taken');
+    assert.equal(a.cachedFiles.get(wheel)!.lastAccess, 5000, "A's view at once");
+    assert.equal(b.cachedFiles.get(wheel)!.lastAccess, 1000, "B's view follows only at its next reload of the project");
+    const [row] = (await a.database.pool.query('SELECT last_access FROM cached_files WHERE project = $1', ['touched'])).rows;
+    assert.equal(Number(row!.last_access), 5000, 'the earlier touch from another node did not move it back');
+    await b.cachedFiles.put(id('touched', 'touched-2.0.tar.gz'), record('d'.repeat(64), 20));
+    await eventually(() => b.cachedFiles.get(wheel)!.lastAccess === 5000, 'B reloads the project with the touched time', 1000);
+    await quiet.index.catchUp();
+    assert.deepEqual(quiet.cachedFiles.get(wheel), record('c'.repeat(64), 10, 5000), 'the quiet node, which touched a record it had not seen, has it whole');
+    assert.deepEqual(quiet.cachedFiles.totals(), { bytes: 30, files: 2 });
+  });
+
+  test("gc, purge and eviction on A spare the blobs of B's records, and take B's records with the blobs they remove", async () => {
+    const blobs = new FileBlobStore(join(dir, 'shared'));
+    await blobs.init();
+    const onA = storageOf(a, 'node-a', blobs);
+    const onB = storageOf(b, 'node-b', blobs);
+    const bytes = (s: string) => Buffer.from(s);
+    const kept = id('gc', 'gc-1.0.tar.gz');
+    await blobs.writeBuffer(bytes('recorded by B only'), sha('recorded by B only'));
+    await onB.cachedFiles.put(kept, record(sha('recorded by B only'), 18));
+    await a.index.catchUp();
+    const later = new ManualClock(Date.now() + 2 * 60 * 60_000);
+    const collected = await collectGarbage(onA, later);
+    assert.equal(collected.blobs, 0);
+    assert.equal(await blobs.has(sha('recorded by B only')), true, "A's gc keeps the blob B recorded");
+
+    const purged = await purgeCache(onA, ['gc']);
+    assert.equal(purged.files, 1);
+    assert.equal(await blobs.has(sha('recorded by B only')), false);
+    await eventually(() => onB.cachedFiles.get(kept) === undefined, "B's record of the purged blob is gone on B", 1000);
+
+    const old = id('evict', 'evict-1.0.tar.gz');
+    const fresh = id('evict', 'evict-2.0.tar.gz');
+    await blobs.writeBuffer(bytes('old file'), sha('old file'));
+    await onB.cachedFiles.put(old, record(sha('old file'), 100, 1));
+    await blobs.writeBuffer(bytes('new file'), sha('new file'));
+    await onA.cachedFiles.put(fresh, record(sha('new file'), 100, 2));
+    const budget = new CacheBudget(onA, 150, pino({ level: 'silent' }));
+    await budget.added(fresh, 100);
+    assert.equal(await blobs.has(sha('old file')), false, "A evicted B's least recently used file");
+    await eventually(() => onB.cachedFiles.get(old) === undefined, "B's record of the evicted file is gone on B", 1000);
+    assert.ok(onB.cachedFiles.get(fresh));
+  });
+
+  test('database down: gets answer from the view, a put is refused as BackendUnavailable; back up: B sees the puts again', async () => {
+    const wheel = id('down', 'down-1.0-py3-none-any.whl');
+    await a.cachedFiles.put(wheel, record('e'.repeat(64), 7));
+    await eventually(() => b.cachedFiles.get(wheel) !== undefined, 'B sees the record', 1000);
+    await server.stop();
+    assert.deepEqual(b.cachedFiles.get(wheel), record('e'.repeat(64), 7), 'reads are served from the view');
+    const refused = await a.cachedFiles.put(id('down', 'down-2.0.tar.gz'), record('f'.repeat(64), 8)).then(
+      () => assert.fail('a put succeeded without a database'),
+      (err: unknown) => err,
+    );
+    assert.ok(refused instanceof BackendUnavailable, String(refused));
+    assert.equal(refused.backend, 'postgres');
+    await assert.rejects(a.cachedFiles.touch(wheel, a.cachedFiles.get(wheel)!, 9000), BackendUnavailable);
+    assert.equal(a.cachedFiles.get(wheel)!.lastAccess, 9000, "a failed touch still orders this node's evictions");
+
+    await server.start();
+    const back = id('down', 'back-1.0.tar.gz');
+    await eventually(
+      async () => {
+        try {
+          await a.cachedFiles.put(back, record('0'.repeat(64), 9));
+          return true;
+        } catch (err) {
+          if (err instanceof BackendUnavailable) return false;
+          throw err;
+        }
+      },
+      'a put on A succeeds again',
+      5000,
+    );
+    await eventually(() => b.cachedFiles.get(back) !== undefined, "B sees A's put again (its LISTEN connection came back)", 5000);
+    assert.equal(b.cachedFiles.get(id('down', 'down-2.0.tar.gz')), undefined, 'the refused put was not written');
+  });
+});
