@@ -1,6 +1,7 @@
 /**
  * Opens the storage the settings name: one data directory (LMDB + files), or that for the node's own
- * caches with the private index and policy in PostgreSQL and the blobs in S3, shared by several larders.
+ * caches with the private index, the policy and the records of cached files in PostgreSQL and the blobs
+ * in S3, shared by several larders.
  */
 import { openStorage } from './local/open-storage.js';
 import { openPostgres } from './postgres/open-postgres.js';
@@ -41,6 +42,7 @@ export async function openBackends(options: BackendOptions, observe?: BackendObs
       ...local,
       index: database?.index ?? local.index,
       policy: database?.policy ?? local.policy,
+      cachedFiles: database?.cachedFiles ?? local.cachedFiles,
       blobs,
       downloadLocks: database?.downloadLocks ?? local.downloadLocks,
       backends: [
