@@ -50,7 +50,12 @@ export function migrateCommand(openTargets: OpenMigrationTargets = openMigration
       try {
         result = await migrate(
           storage,
-          { index: targets.index ?? storage.index, policy: targets.policy ?? storage.policy, blobs: targets.blobs ?? storage.blobs },
+          {
+            index: targets.index ?? storage.index,
+            policy: targets.policy ?? storage.policy,
+            blobs: targets.blobs ?? storage.blobs,
+            ...(targets.cachedFiles ? { cachedFiles: targets.cachedFiles } : {}),
+          },
           {
             report: io.out,
             verify: values.verify === true,

@@ -12,6 +12,7 @@ import { S3BlobStore } from '../store/s3/s3-blob-store.js';
 import { parseBlobStore } from '../config/backend-settings.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { IndexStore } from '../store/index-store.js';
+import type { CachedFileIndex } from '../store/cached-file-index.js';
 import type { PolicyStore } from '../store/policy-store.js';
 
 export interface MigrationTargetOptions {
@@ -30,6 +31,8 @@ export interface OpenedTargets {
   index: IndexStore | null;
   policy: PolicyStore | null;
   blobs: BlobStore | null;
+  /** Records of cached upstream files, when the target database shares them. */
+  cachedFiles?: CachedFileIndex;
   close(): Promise<void>;
 }
 
@@ -77,5 +80,5 @@ export const openMigrationTargets: OpenMigrationTargets = async (options) => {
     return { index: storage.index, policy: storage.policy, blobs, close: () => storage.close() };
   }
   const database = await openPostgres(databaseUrl);
-  return { index: database.index, policy: database.policy, blobs, close: () => database.close() };
+  return { index: database.index, policy: database.policy, cachedFiles: database.cachedFiles, blobs, close: () => database.close() };
 };

@@ -13,12 +13,15 @@ import { migrateBlobs, sourceSizes, wantedBlobs, type BlobCounts } from './migra
 import { checkMigration } from './migrate-check.js';
 import { added, emptyRecordCounts, migrateIndex, migratePolicy } from './migrate-records.js';
 import type { Progress } from './progress.js';
+import type { CachedFileIndex } from '../store/cached-file-index.js';
 
 export interface MigrationTarget {
   /** The source's own store when that part is not migrated (it stays where it is). */
   index: IndexStore;
   policy: PolicyStore;
   blobs: BlobStore;
+  /** Where the records of cached upstream files go when they are shared (PostgreSQL); the source's own otherwise. */
+  cachedFiles?: CachedFileIndex;
 }
 
 export interface MigrateOptions {
@@ -77,6 +80,10 @@ export async function migrate(
 
   const records = moveIndex ? await migrateIndex(source.index, target.index, report) : emptyRecordCounts();
   if (movePolicy) await migratePolicy(source.policy, target.policy, records, report);
+  if (target.cachedFiles && target.cachedFiles !== source.cachedFiles) {
+    const cached = await migrateCachedFiles(source.cachedFiles, target.cachedFiles);
+    report(`cached upstream files: recorded ${plural(cached.added, 'file')}; ${cached.alreadyThere} already in the target`);
+  }
   if (moveIndex) {
     report(
       `records: added ${plural(records.projects, 'project')}, ${plural(records.releases, 'release')}, ${plural(records.files, 'file')}, ` +
@@ -118,4 +125,18 @@ export async function migrate(
   );
   if (total === 0 && !check.problems.length && !records.conflicts) report('nothing to add: the target already had everything');
   return { ok: check.problems.length === 0 && records.conflicts === 0, added: total };
+}
+
+/** Records of cached upstream files the target lacks (their blobs were copied with the others). */
+async function migrateCachedFiles(from: CachedFileIndex, to: CachedFileIndex): Promise<{ added: number; alreadyThere: number }> {
+  let added = 0;
+  let alreadyThere = 0;
+  for (const { id, record } of Array.from(from.entries())) {
+    if (to.get(id)?.sha256 === record.sha256) alreadyThere++;
+    else {
+      await to.put(id, record);
+      added++;
+    }
+  }
+  return { added, alreadyThere };
 }
