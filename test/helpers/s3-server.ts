@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,8 @@ export interface TestS3Server {
   /** Cuts requests of `method` whose target contains `match` once `afterBytes` of their body went through. */
   cut(method: string, match: string, afterBytes: number): Promise<void>;
   uncut(): Promise<void>;
+  /** `METHOD target` of every correctly signed request since the last call, which clears the list. */
+  takeLog(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -39,7 +41,8 @@ export async function startS3Server(credentials: TestS3Credentials = defaultCred
   const dir = await mkdtemp(join(tmpdir(), 'larder-s3-'));
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', MAIN, dir, credentials.accessKeyId, credentials.secretAccessKey, credentials.region],
+    // s3rver's ListObjectsV2 continuation tokens are DES-encrypted, which OpenSSL 3 offers only from its legacy provider.
+    ['--openssl-legacy-provider', '--import', 'tsx', MAIN, dir, credentials.accessKeyId, credentials.secretAccessKey, credentials.region],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -79,7 +82,6 @@ export async function startS3Server(credentials: TestS3Credentials = defaultCred
       return objects;
     },
     async pendingUploads(bucket) {
-      const { readdir, readFile } = await import('node:fs/promises');
       const uploads = join(dir, bucket, '._S3rver_uploads');
       const ids = await readdir(uploads).catch(() => [] as string[]);
       return Promise.all(ids.map((id) => readFile(join(uploads, id, 'key'), 'utf8')));
@@ -90,6 +92,9 @@ export async function startS3Server(credentials: TestS3Credentials = defaultCred
     },
     async uncut() {
       await fetch(`${endpoint}/__test/cut`, { method: 'DELETE' });
+    },
+    async takeLog() {
+      return (await (await fetch(`${endpoint}/__test/log`, { method: 'DELETE' })).json()) as string[];
     },
     async close() {
       if (child.exitCode === null) {

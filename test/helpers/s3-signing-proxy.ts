@@ -4,7 +4,8 @@
  * and the payload's sha256 when one is signed; refuses aws-chunked bodies (which s3rver would store with
  * their framing inside the object); makes a write to an object key atomic for readers of that key (s3rver
  * writes the final file in place, so a reader could see half an object); answers AbortMultipartUpload and
- * ListMultipartUploads, which s3rver lacks, from its upload directory; and lets a test cut chosen requests.
+ * ListMultipartUploads, which s3rver lacks, from its upload directory; and lets a test cut chosen requests
+ * and see which requests were made.
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
@@ -63,6 +64,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 export class SigningProxy {
   private readonly server: Server;
   private cuts: CutRule[] = [];
+  /** `METHOD target` of every signed request, for tests that check which requests a client made. */
+  private log: string[] = [];
   /** Object key → the write to it in flight; readers of the key wait for it. */
   private readonly writing = new Map<string, Promise<void>>();
 
@@ -88,8 +91,15 @@ export class SigningProxy {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
     if (url.startsWith('/__test/cut')) return this.control(req, res);
+    if (url.startsWith('/__test/log')) {
+      const body = JSON.stringify(this.log);
+      if (req.method === 'DELETE') this.log = [];
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      return;
+    }
     const refusal = await checkSignature({ method: req.method ?? 'GET', url, headers: req.headers }, this.options.credentials, Date.now());
     if (refusal) return sendError(res, refusal);
+    this.log.push(`${req.method} ${url}`);
     const payloadSha = req.headers['x-amz-content-sha256'];
     if (typeof payloadSha === 'string' && payloadSha.startsWith('STREAMING-')) {
       return sendError(res, {

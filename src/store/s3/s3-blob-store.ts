@@ -41,6 +41,8 @@ export interface S3BlobStoreOptions extends Omit<S3ClientOptions, 'region'> {
   partSize?: number;
   /** Parts uploaded at once per file. Default 4. */
   queueSize?: number;
+  /** Keys per listing request. Default 1000 (S3's most). */
+  listPageSize?: number;
   /** Temporary keys and unfinished uploads younger than this are another node's work in flight: purgeTmp spares them. Default 1 h. */
   abandonedAfterMs?: number;
   /** Hears every S3 round trip: its operation, how long it took and whether it succeeded (a missing blob is a success). */
@@ -140,6 +142,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   hasSync(sha256: string): boolean {
+    this.keys.blob(sha256); // throws for anything but a sha256
     const seenAt = this.seen.get(sha256);
     if (seenAt === undefined) return false;
     if (this.monotonicMs() - seenAt < SEEN_FOR_MS) return true;
@@ -226,7 +229,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async *list(): AsyncIterable<{ sha256: string; size: number }> {
-    const pages = paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket, Prefix: this.keys.blobsPrefix });
+    const pages = paginateListObjectsV2({ client: this.client, pageSize: this.options.listPageSize }, { Bucket: this.bucket, Prefix: this.keys.blobsPrefix });
     const iterator = pages[Symbol.asyncIterator]();
     for (;;) {
       const page = await this.call('list', () => iterator.next());

@@ -38,6 +38,7 @@ export function createS3Client(options: S3ClientOptions): S3Client {
     requestHandler: {
       connectionTimeout: options.connectTimeoutMs ?? 5000,
       requestTimeout: options.requestTimeoutMs ?? 30_000,
+      throwOnRequestTimeout: true,
       httpAgent: new Agent({ keepAlive: true, maxSockets }),
       httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets }),
     },
