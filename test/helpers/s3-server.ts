@@ -10,6 +10,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LoggedRequest } from './s3-signing-proxy.js';
+
+export type { LoggedRequest } from './s3-signing-proxy.js';
 
 const MAIN = fileURLToPath(new URL('./s3-server-main.ts', import.meta.url));
 
@@ -32,8 +35,8 @@ export interface TestS3Server {
   /** Cuts requests of `method` whose target contains `match` once `afterBytes` of their body went through. */
   cut(method: string, match: string, afterBytes: number): Promise<void>;
   uncut(): Promise<void>;
-  /** `METHOD target` of every correctly signed request since the last call, which clears the list. */
-  takeLog(): Promise<string[]>;
+  /** Every correctly signed request since the last call, which clears the list. */
+  takeLog(): Promise<LoggedRequest[]>;
   close(): Promise<void>;
 }
 
@@ -94,7 +97,7 @@ export async function startS3Server(credentials: TestS3Credentials = defaultCred
       await fetch(`${endpoint}/__test/cut`, { method: 'DELETE' });
     },
     async takeLog() {
-      return (await (await fetch(`${endpoint}/__test/log`, { method: 'DELETE' })).json()) as string[];
+      return (await (await fetch(`${endpoint}/__test/log`, { method: 'DELETE' })).json()) as LoggedRequest[];
     },
     async close() {
       if (child.exitCode === null) {

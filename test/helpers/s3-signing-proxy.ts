@@ -21,6 +21,16 @@ export interface ProxyOptions {
   directory: string;
 }
 
+export interface LoggedRequest {
+  method: string;
+  /** Path and query as sent. */
+  target: string;
+  /** The body's declared length. */
+  bytes: number;
+  /** Requests in flight when this one came in, itself included. */
+  concurrent: number;
+}
+
 /** Requests a test asked to cut: the connection is destroyed once `afterBytes` of a matching body went through. */
 interface CutRule {
   method: string;
@@ -64,8 +74,10 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 export class SigningProxy {
   private readonly server: Server;
   private cuts: CutRule[] = [];
-  /** `METHOD target` of every signed request, for tests that check which requests a client made. */
-  private log: string[] = [];
+  /** Every signed request, for tests that check which requests a client made. */
+  private log: LoggedRequest[] = [];
+  /** Requests being answered now. */
+  private inFlight = 0;
   /** Object key → the write to it in flight; readers of the key wait for it. */
   private readonly writing = new Map<string, Promise<void>>();
 
@@ -99,7 +111,9 @@ export class SigningProxy {
     }
     const refusal = await checkSignature({ method: req.method ?? 'GET', url, headers: req.headers }, this.options.credentials, Date.now());
     if (refusal) return sendError(res, refusal);
-    this.log.push(`${req.method} ${url}`);
+    this.inFlight++;
+    res.once('close', () => this.inFlight--);
+    this.log.push({ method: req.method ?? 'GET', target: url, bytes: Number(req.headers['content-length'] ?? 0), concurrent: this.inFlight });
     const payloadSha = req.headers['x-amz-content-sha256'];
     if (typeof payloadSha === 'string' && payloadSha.startsWith('STREAMING-')) {
       return sendError(res, {
