@@ -114,4 +114,8 @@ export function defaultCredentials(): TestS3Credentials {
   return { accessKeyId: 'LARDERTESTKEY', secretAccessKey: 'larder-test-secret', region: 'eu-test-1' };
 }
 
-const decodeXml = (s: string) => s.replace(/&(amp|lt|gt|quot|apos|#\d+);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[e] ?? String.fromCharCode(Number(e.slice(1))));
+const decodeXml = (s: string) =>
+  s.replace(
+    /&(amp|lt|gt|quot|apos|#\d+);/g,
+    (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[e] ?? String.fromCharCode(Number(e.slice(1))),
+  );

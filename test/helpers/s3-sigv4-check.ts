@@ -87,7 +87,8 @@ export async function checkSignature(req: IncomingS3Request, credentials: S3Cred
   let amzDate: string | undefined;
   const expiresIn = Number(query['X-Amz-Expires']);
   if (presigned) {
-    if (query['X-Amz-Algorithm'] !== 'AWS4-HMAC-SHA256') return refuse(400, 'AuthorizationQueryParametersError', 'X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"');
+    if (query['X-Amz-Algorithm'] !== 'AWS4-HMAC-SHA256')
+      return refuse(400, 'AuthorizationQueryParametersError', 'X-Amz-Algorithm only supports "AWS4-HMAC-SHA256"');
     credential = query['X-Amz-Credential'] ?? '';
     signedHeaders = (query['X-Amz-SignedHeaders'] ?? '').split(';');
     signature = query['X-Amz-Signature'] ?? '';
@@ -103,14 +104,20 @@ export async function checkSignature(req: IncomingS3Request, credentials: S3Cred
   if (accessKeyId !== credentials.accessKeyId) {
     return refuse(403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
   }
-  if (service !== 's3' || terminator !== 'aws4_request') return refuse(400, 'AuthorizationHeaderMalformed', `The authorization header is malformed; incorrect service "${service}"`);
+  if (service !== 's3' || terminator !== 'aws4_request')
+    return refuse(400, 'AuthorizationHeaderMalformed', `The authorization header is malformed; incorrect service "${service}"`);
   if (scopeRegion !== credentials.region) {
-    return refuse(400, 'AuthorizationHeaderMalformed', `The authorization header is malformed; the region '${scopeRegion}' is wrong; expecting '${credentials.region}'`);
+    return refuse(
+      400,
+      'AuthorizationHeaderMalformed',
+      `The authorization header is malformed; the region '${scopeRegion}' is wrong; expecting '${credentials.region}'`,
+    );
   }
   const signedAt = parseAmzDate(amzDate);
   if (signedAt === null) return refuse(403, 'AccessDenied', 'AWS authentication requires a valid Date or x-amz-date header');
   if (presigned) {
-    if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > 604800) return refuse(400, 'AuthorizationQueryParametersError', 'X-Amz-Expires must be between 1 and 604800');
+    if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > 604800)
+      return refuse(400, 'AuthorizationQueryParametersError', 'X-Amz-Expires must be between 1 and 604800');
     if (nowMs > signedAt + expiresIn * 1000) return refuse(403, 'AccessDenied', 'Request has expired');
   } else if (Math.abs(nowMs - signedAt) > MAX_SKEW_MS) {
     return refuse(403, 'RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
@@ -154,7 +161,11 @@ export async function checkSignature(req: IncomingS3Request, credentials: S3Cred
   const a = Buffer.from(signature);
   const b = Buffer.from(expected ?? '');
   if (a.length !== b.length || !timingSafeEqual(a, b)) {
-    return refuse(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+    return refuse(
+      403,
+      'SignatureDoesNotMatch',
+      'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+    );
   }
   return null;
 }

@@ -242,7 +242,12 @@ describe('S3 blob store: what object storage adds', () => {
 
   test('every S3 round trip is reported with its duration; a missing blob is no failure', async () => {
     const seen: [string, boolean][] = [];
-    const observed = openStore(bucket, join(dir, 'observed'), { observe: (operation, ms, ok) => (assert.ok(ms >= 0), seen.push([operation, ok])) });
+    const observed = openStore(bucket, join(dir, 'observed'), {
+      observe: (operation, ms, ok) => {
+        assert.ok(ms >= 0);
+        seen.push([operation, ok]);
+      },
+    });
     try {
       await observed.has(sha('nothing'));
       await observed.ping();

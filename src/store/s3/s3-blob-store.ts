@@ -194,7 +194,9 @@ export class S3BlobStore implements BlobStore {
     if (await this.has(sha256)) return this.touch(sha256);
     const key = this.keys.blob(sha256);
     // A buffer is sent whole in one request: S3 shows an object written by one PUT only once it is complete.
-    await this.call('put', () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: 'application/octet-stream' })));
+    await this.call('put', () =>
+      this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: 'application/octet-stream' })),
+    );
     this.remember(sha256);
   }
 

@@ -36,7 +36,10 @@ export class S3StoreError extends Error {
     detail: string,
     options?: ErrorOptions,
   ) {
-    super(`S3 ${operation} on s3://${where.location.bucket}/${where.location.prefix} at ${where.endpoint} failed: ${s3Code}${detail ? ` (${detail})` : ''}`, options);
+    super(
+      `S3 ${operation} on s3://${where.location.bucket}/${where.location.prefix} at ${where.endpoint} failed: ${s3Code}${detail ? ` (${detail})` : ''}`,
+      options,
+    );
     this.name = 'S3StoreError';
     this.code = s3Code === 'NoSuchKey' || s3Code === 'NotFound' ? 'ENOENT' : s3Code;
   }

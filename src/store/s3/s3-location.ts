@@ -18,7 +18,9 @@ export function parseS3Location(value: string): S3Location {
   if (!m) throw new Error(`blob store location ${JSON.stringify(value)} is not of the form s3://bucket/prefix`);
   const bucket = m[1]!;
   if (!BUCKET.test(bucket) || bucket.includes('..') || /^\d+\.\d+\.\d+\.\d+$/.test(bucket)) {
-    throw new Error(`blob store location ${JSON.stringify(value)}: ${JSON.stringify(bucket)} is not a valid S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)`);
+    throw new Error(
+      `blob store location ${JSON.stringify(value)}: ${JSON.stringify(bucket)} is not a valid S3 bucket name (3-63 lowercase letters, digits, dots, hyphens)`,
+    );
   }
   const parts = (m[2] ?? '').split('/').filter((p) => p !== '');
   for (const part of parts) {

@@ -3,13 +3,7 @@
  * multipart uploads under the prefix, when they were begun before a time. Servers that keep no list of
  * multipart uploads (answering NotImplemented) leave those to the bucket's lifecycle rule.
  */
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectCommand,
-  ListMultipartUploadsCommand,
-  paginateListObjectsV2,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { AbortMultipartUploadCommand, DeleteObjectCommand, ListMultipartUploadsCommand, paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
 import { s3ErrorCode } from './s3-errors.js';
 import type { S3Keys } from './s3-location.js';
 
