@@ -13,9 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
-import { CreateMultipartUploadCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, UploadPartCommand } from '@aws-sdk/client-s3';
 import { fetch as undiciFetch } from 'undici';
 import { S3BlobStore, type S3BlobStoreOptions } from '../../src/store/s3/s3-blob-store.js';
+import { createS3Client } from '../../src/store/s3/s3-client.js';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 import { blobStoreContract } from '../unit/helpers/blob-store-contract.js';
 
@@ -189,7 +190,7 @@ describe('S3 blob store: what object storage adds', () => {
   });
 
   test('purgeTmp aborts unfinished multipart uploads under the prefix once they are old enough', async () => {
-    const client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, region: s3.credentials.region, credentials: s3.credentials });
+    const client = createS3Client({ endpoint: s3.endpoint, region: s3.credentials.region, credentials: s3.credentials });
     try {
       const key = store.keys.blob(sha('abandoned'));
       const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
