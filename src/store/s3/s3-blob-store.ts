@@ -61,6 +61,9 @@ const SEEN_MAX = 100_000;
 /** User metadata set when an existing blob is committed again (S3's LastModified is not moved by every server). */
 const COMMITTED_AT = 'larder-committed-at';
 
+/** A value for `filename*=UTF-8''…`: percent-encoded UTF-8, with the characters encodeURIComponent leaves but RFC 5987 does not allow. */
+const rfc5987 = (value: string) => encodeURIComponent(value).replace(/['()*!]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
 export class S3BlobStore implements BlobStore {
   readonly tmpDir: string;
   readonly keys: S3Keys;
@@ -219,7 +222,7 @@ export class S3BlobStore implements BlobStore {
     const command = new GetObjectCommand({
       Bucket: this.bucket,
       Key: this.keys.blob(sha256),
-      ResponseContentDisposition: `attachment; filename="${download.filename.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(download.filename)}`,
+      ResponseContentDisposition: `attachment; filename="${download.filename.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${rfc5987(download.filename)}`,
       ResponseContentType: download.contentType,
     });
     return getSignedUrl(this.client, command, { expiresIn: this.options.presignedUrlSeconds ?? 300 });

@@ -17,8 +17,10 @@ export interface S3ClientOptions {
   credentials?: S3ClientConfig['credentials'];
   /** How long connecting may take. Default 5 s. */
   connectTimeoutMs?: number;
-  /** How long a request's socket may stay silent. Default 30 s. */
+  /** How long a request may take until its answer's headers arrive, its body sent included. Default 30 s. */
   requestTimeoutMs?: number;
+  /** How long a connection may carry no byte, while a download streams too. Default 120 s. */
+  idleTimeoutMs?: number;
   /** Attempts per request, the first included. Default 3. */
   maxAttempts?: number;
   /** Sockets per host. Default 50. */
@@ -39,6 +41,7 @@ export function createS3Client(options: S3ClientOptions): S3Client {
       connectionTimeout: options.connectTimeoutMs ?? 5000,
       requestTimeout: options.requestTimeoutMs ?? 30_000,
       throwOnRequestTimeout: true,
+      socketTimeout: options.idleTimeoutMs ?? 120_000,
       httpAgent: new Agent({ keepAlive: true, maxSockets }),
       httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets }),
     },
