@@ -23,50 +23,6 @@ import { blobStoreContract } from '../unit/helpers/blob-store-contract.js';
 const MiB = 1024 * 1024;
 const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-let s3: TestS3Server;
-before(async () => {
-  s3 = await startS3Server();
-});
-after(async () => {
-  await s3?.close();
-});
-
-/** Every object in the bucket: blobs by sha256, anything else (a leftover temporary key) by its key. */
-async function storedBlobs(store: S3BlobStore, bucket: string): Promise<Map<string, Buffer>> {
-  const kept = new Map<string, Buffer>();
-  for (const [key, bytes] of await s3.objects(bucket)) kept.set(store.keys.shaOf(key) ?? key, bytes);
-  return kept;
-}
-
-function openStore(bucket: string, dataDir: string, options: Partial<S3BlobStoreOptions> = {}): S3BlobStore {
-  return new S3BlobStore({
-    location: `s3://${bucket}/larder/blobs`,
-    endpoint: s3.endpoint,
-    region: s3.credentials.region,
-    credentials: s3.credentials,
-    dataDir,
-    redirect: true,
-    ...options,
-  });
-}
-
-blobStoreContract('S3', async (dataDir) => {
-  const bucket = await s3.createBucket();
-  let clockAhead = 0;
-  // Two keys per listing page, so that listing goes through several pages.
-  const blobs = openStore(bucket, dataDir, { nowMs: () => Date.now() + clockAhead, listPageSize: 2 });
-  return {
-    blobs,
-    stored: () => storedBlobs(blobs, bucket),
-    async age() {
-      clockAhead += 3_600_000;
-    },
-    async close() {
-      blobs.close();
-    },
-  };
-});
-
 /** Writes `size` random bytes to `path` a MiB at a time; returns their sha256. */
 async function writeRandomFile(path: string, size: number): Promise<string> {
   const hash = createHash('sha256');
@@ -80,271 +36,317 @@ async function writeRandomFile(path: string, size: number): Promise<string> {
   return hash.digest('hex');
 }
 
-describe('S3 blob store: what object storage adds', () => {
-  let dir: string;
-  let bucket: string;
-  let store: S3BlobStore;
+describe('S3 blob store', () => {
+  let s3: TestS3Server;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-s3-blobs-'));
-    bucket = await s3.createBucket();
-    store = openStore(bucket, join(dir, 'data'), { partSize: 8 * MiB, queueSize: 2 });
-    await store.init();
+    s3 = await startS3Server();
   });
   after(async () => {
-    store?.close();
-    await s3.uncut();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await s3?.close();
   });
 
-  test('a file larger than the part size goes up in parts of bounded size, a few at a time, and no reader ever sees it half-written', async () => {
-    const size = 64 * MiB + 123;
-    const tmp = store.tmpPath('large');
-    const digest = await writeRandomFile(tmp, size);
-    await s3.takeLog();
-    // Another node asks for the blob all along the upload: it must see nothing, then the whole object.
-    const other = openStore(bucket, join(dir, 'other'));
-    const sightings: (number | null)[] = [];
-    let committing = true;
-    const watcher = (async () => {
-      while (committing) sightings.push(await other.size(digest));
-    })();
-    try {
-      await store.commit(tmp, digest);
-    } finally {
-      committing = false;
-      await watcher;
-      other.close();
-    }
-    assert.ok(
-      sightings.every((s) => s === null || s === size),
-      `a reader saw sizes ${[...new Set(sightings)].join(', ')}`,
-    );
-    assert.equal(await other.size(digest), size);
-    // What the store holds in memory is bounded by part size × parts in flight (8 MiB × 2), not by the file.
-    const parts = (await s3.takeLog()).filter((r) => r.method === 'PUT' && r.target.includes('partNumber='));
-    assert.equal(parts.length, 9, 'nine parts');
-    assert.ok(parts.every((r) => r.bytes <= 8 * MiB));
-    assert.ok(Math.max(...parts.map((r) => r.concurrent)) <= 2 + 1, 'at most two parts in flight (and the reader’s HEAD)');
-    const stored = (await storedBlobs(store, bucket)).get(digest);
-    assert.equal(stored?.length, size);
-    assert.equal(sha(stored!), digest);
-    assert.equal(sha(await buffer(await store.read(digest))), digest);
-    await assert.rejects(stat(tmp));
-  });
+  /** Every object in the bucket: blobs by sha256, anything else (a leftover temporary key) by its key. */
+  async function storedBlobs(store: S3BlobStore, bucket: string): Promise<Map<string, Buffer>> {
+    const kept = new Map<string, Buffer>();
+    for (const [key, bytes] of await s3.objects(bucket)) kept.set(store.keys.shaOf(key) ?? key, bytes);
+    return kept;
+  }
 
-  test('committing a blob that is already there uploads nothing', async () => {
-    const bytes = randomBytes(1000);
-    const first = store.tmpPath();
-    await writeFile(first, bytes);
-    await store.commit(first, sha(bytes));
-    await s3.takeLog();
-    const second = store.tmpPath();
-    await writeFile(second, bytes);
-    await store.commit(second, sha(bytes));
-    const log = await s3.takeLog();
-    assert.deepEqual(
-      log.map((r) => r.method),
-      ['HEAD', 'PUT'],
-      `one HEAD and one copy onto itself: ${log.map((r) => `${r.method} ${r.target}`).join('; ')}`,
-    );
-    assert.ok(!log.some((r) => r.target.includes('/tmp/')));
-  });
-
-  test('an upload cut part-way leaves nothing at the final key and no unfinished upload', async () => {
-    const tmp = store.tmpPath('cut');
-    const digest = await writeRandomFile(tmp, 20 * MiB);
-    await s3.cut('PUT', 'partNumber=2', 1_000_000);
-    try {
-      await assert.rejects(store.commit(tmp, digest), /S3 upload on s3:\/\/.+ failed/);
-    } finally {
-      await s3.uncut();
-    }
-    assert.equal(await store.has(digest), false);
-    assert.equal(store.hasSync(digest), false);
-    assert.equal((await storedBlobs(store, bucket)).has(digest), false);
-    assert.deepEqual(await s3.pendingUploads(bucket), [], 'the multipart upload was aborted');
-    assert.equal((await stat(tmp)).size, 20 * MiB, 'the temporary file stays for a retry or the purge');
-  });
-
-  test('a small upload cut part-way leaves only a temporary key, which purgeTmp removes', async () => {
-    const bytes = randomBytes(300_000);
-    const tmp = store.tmpPath('cut-small');
-    await writeFile(tmp, bytes);
-    await s3.cut('PUT', '/tmp/', 100_000);
-    try {
-      await assert.rejects(store.commit(tmp, sha(bytes)));
-    } finally {
-      await s3.uncut();
-    }
-    assert.equal(await store.has(sha(bytes)), false);
-    const left = [...(await storedBlobs(store, bucket)).keys()].filter((key) => key.includes('/tmp/'));
-    assert.ok(left.length > 0, 's3rver keeps the cut PUT as a partial object at the temporary key');
-    await store.purgeTmp();
-    assert.deepEqual(
-      [...(await storedBlobs(store, bucket)).keys()].filter((key) => key.includes('/tmp/')),
-      left,
-      'young temporary keys may be another node’s uploads in flight: they stay',
-    );
-    assert.equal(await store.purgeTmp(Date.now() + 60_000), left.length);
-    assert.equal([...(await storedBlobs(store, bucket)).keys()].filter((key) => key.includes('/tmp/')).length, 0);
-  });
-
-  test('purgeTmp aborts unfinished multipart uploads under the prefix once they are old enough', async () => {
-    const client = createS3Client({ endpoint: s3.endpoint, region: s3.credentials.region, credentials: s3.credentials });
-    try {
-      const key = store.keys.blob(sha('abandoned'));
-      const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
-      await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 1, Body: randomBytes(1000) }));
-      assert.deepEqual(await s3.pendingUploads(bucket), [key]);
-      assert.equal(await store.purgeTmp(), 0);
-      assert.deepEqual(await s3.pendingUploads(bucket), [key]);
-      assert.equal(await store.purgeTmp(Date.now() + 60_000), 1);
-      assert.deepEqual(await s3.pendingUploads(bucket), []);
-    } finally {
-      client.destroy();
-    }
-  });
-
-  test('a presigned URL serves the bytes with the filename, passes ranges through, and is refused once tampered with', async () => {
-    const bytes = randomBytes(100_000);
-    await store.writeBuffer(bytes, sha(bytes));
-    const url = await store.directUrl(sha(bytes), { filename: 'demo-1.0-py3-none-any.whl', contentType: 'application/zip' });
-    assert.ok(url);
-    const res = await undiciFetch(url);
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-disposition') ?? '', /filename="demo-1\.0-py3-none-any\.whl"/);
-    assert.equal(res.headers.get('content-type'), 'application/zip');
-    assert.ok(Buffer.from(await res.arrayBuffer()).equals(bytes));
-    const partial = await undiciFetch(url, { headers: { range: 'bytes=1000-1999' } });
-    assert.equal(partial.status, 206);
-    assert.ok(Buffer.from(await partial.arrayBuffer()).equals(bytes.subarray(1000, 2000)));
-    const tampered = await undiciFetch(url.replace('demo-1.0', 'evil-1.0'));
-    assert.equal(tampered.status, 403);
-    assert.match(await tampered.text(), /SignatureDoesNotMatch/);
-    const unsigned = await undiciFetch(url.slice(0, url.indexOf('?')));
-    assert.equal(unsigned.status, 403);
-    const noRedirect = openStore(bucket, join(dir, 'plain'), { redirect: false });
-    assert.equal(await noRedirect.directUrl(sha(bytes), { filename: 'x.whl', contentType: 'application/zip' }), null);
-    noRedirect.close();
-  });
-
-  test('a store that knows a blob from another node answers hasSync only once it has seen it', async () => {
-    const bytes = randomBytes(500);
-    await store.writeBuffer(bytes, sha(bytes));
-    const other = openStore(bucket, join(dir, 'other'));
-    try {
-      assert.equal(other.hasSync(sha(bytes)), false);
-      assert.equal(await other.has(sha(bytes)), true);
-      assert.equal(other.hasSync(sha(bytes)), true);
-    } finally {
-      other.close();
-    }
-  });
-
-  test('every S3 round trip is reported with its duration; a missing blob is no failure', async () => {
-    const seen: [string, boolean][] = [];
-    const observed = openStore(bucket, join(dir, 'observed'), {
-      observe: (operation, ms, ok) => {
-        assert.ok(ms >= 0);
-        seen.push([operation, ok]);
-      },
+  function openStore(bucket: string, dataDir: string, options: Partial<S3BlobStoreOptions> = {}): S3BlobStore {
+    return new S3BlobStore({
+      location: `s3://${bucket}/larder/blobs`,
+      endpoint: s3.endpoint,
+      region: s3.credentials.region,
+      credentials: s3.credentials,
+      dataDir,
+      redirect: true,
+      ...options,
     });
-    try {
-      await observed.has(sha('nothing'));
-      await observed.ping();
-      await assert.rejects(observed.read(sha('nothing')));
-      assert.deepEqual(seen, [
-        ['head', true],
-        ['ping', true],
-        ['get', false],
-      ]);
-    } finally {
-      observed.close();
-    }
-  });
-});
+  }
 
-describe('S3 blob store: refusals and an unreachable store', () => {
-  let dir: string;
-  let bucket: string;
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-s3-refused-'));
-    bucket = await s3.createBucket();
-  });
-  after(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
+  blobStoreContract('S3', async (dataDir) => {
+    const bucket = await s3.createBucket();
+    let clockAhead = 0;
+    // Two keys per listing page, so that listing goes through several pages.
+    const blobs = openStore(bucket, dataDir, { nowMs: () => Date.now() + clockAhead, listPageSize: 2 });
+    return {
+      blobs,
+      stored: () => storedBlobs(blobs, bucket),
+      async age() {
+        clockAhead += 3_600_000;
+      },
+      async close() {
+        blobs.close();
+      },
+    };
   });
 
-  test('a wrong secret key is refused with a one-line message naming the bucket, the endpoint and the S3 code', async () => {
-    const store = openStore(bucket, join(dir, 'a'), { credentials: { ...s3.credentials, secretAccessKey: 'not-the-secret' } });
-    await store.init();
-    try {
-      await assert.rejects(store.ping(), (err: Error) => {
-        assert.match(err.message, new RegExp(`s3://${bucket}/larder/blobs/ at ${s3.endpoint.replace(/\./g, '\\.')} failed: SignatureDoesNotMatch`));
-        assert.doesNotMatch(err.message, /\n/);
-        return true;
+  describe('S3 blob store: what object storage adds', () => {
+    let dir: string;
+    let bucket: string;
+    let store: S3BlobStore;
+    before(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'larder-s3-blobs-'));
+      bucket = await s3.createBucket();
+      store = openStore(bucket, join(dir, 'data'), { partSize: 8 * MiB, queueSize: 2 });
+      await store.init();
+    });
+    after(async () => {
+      store?.close();
+      await s3.uncut();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    test('a file larger than the part size goes up in parts of bounded size, a few at a time, and no reader ever sees it half-written', async () => {
+      const size = 64 * MiB + 123;
+      const tmp = store.tmpPath('large');
+      const digest = await writeRandomFile(tmp, size);
+      await s3.takeLog();
+      // Another node asks for the blob all along the upload: it must see nothing, then the whole object.
+      const other = openStore(bucket, join(dir, 'other'));
+      const sightings: (number | null)[] = [];
+      let committing = true;
+      const watcher = (async () => {
+        while (committing) sightings.push(await other.size(digest));
+      })();
+      try {
+        await store.commit(tmp, digest);
+      } finally {
+        committing = false;
+        await watcher;
+        other.close();
+      }
+      assert.ok(
+        sightings.every((s) => s === null || s === size),
+        `a reader saw sizes ${[...new Set(sightings)].join(', ')}`,
+      );
+      assert.equal(await other.size(digest), size);
+      // What the store holds in memory is bounded by part size × parts in flight (8 MiB × 2), not by the file.
+      const parts = (await s3.takeLog()).filter((r) => r.method === 'PUT' && r.target.includes('partNumber='));
+      assert.equal(parts.length, 9, 'nine parts');
+      assert.ok(parts.every((r) => r.bytes <= 8 * MiB));
+      assert.ok(Math.max(...parts.map((r) => r.concurrent)) <= 2 + 1, 'at most two parts in flight (and the reader’s HEAD)');
+      const stored = (await storedBlobs(store, bucket)).get(digest);
+      assert.equal(stored?.length, size);
+      assert.equal(sha(stored!), digest);
+      assert.equal(sha(await buffer(await store.read(digest))), digest);
+      await assert.rejects(stat(tmp));
+    });
+
+    test('committing a blob that is already there uploads nothing', async () => {
+      const bytes = randomBytes(1000);
+      const first = store.tmpPath();
+      await writeFile(first, bytes);
+      await store.commit(first, sha(bytes));
+      await s3.takeLog();
+      const second = store.tmpPath();
+      await writeFile(second, bytes);
+      await store.commit(second, sha(bytes));
+      const log = await s3.takeLog();
+      assert.deepEqual(
+        log.map((r) => r.method),
+        ['HEAD', 'PUT'],
+        `one HEAD and one copy onto itself: ${log.map((r) => `${r.method} ${r.target}`).join('; ')}`,
+      );
+      assert.ok(!log.some((r) => r.target.includes('/tmp/')));
+    });
+
+    test('an upload cut part-way leaves nothing at the final key and no unfinished upload', async () => {
+      const tmp = store.tmpPath('cut');
+      const digest = await writeRandomFile(tmp, 20 * MiB);
+      await s3.cut('PUT', 'partNumber=2', 1_000_000);
+      try {
+        await assert.rejects(store.commit(tmp, digest), /S3 upload on s3:\/\/.+ failed/);
+      } finally {
+        await s3.uncut();
+      }
+      assert.equal(await store.has(digest), false);
+      assert.equal(store.hasSync(digest), false);
+      assert.equal((await storedBlobs(store, bucket)).has(digest), false);
+      assert.deepEqual(await s3.pendingUploads(bucket), [], 'the multipart upload was aborted');
+      assert.equal((await stat(tmp)).size, 20 * MiB, 'the temporary file stays for a retry or the purge');
+    });
+
+    test('a small upload cut part-way leaves only a temporary key, which purgeTmp removes', async () => {
+      const bytes = randomBytes(300_000);
+      const tmp = store.tmpPath('cut-small');
+      await writeFile(tmp, bytes);
+      await s3.cut('PUT', '/tmp/', 100_000);
+      try {
+        await assert.rejects(store.commit(tmp, sha(bytes)));
+      } finally {
+        await s3.uncut();
+      }
+      assert.equal(await store.has(sha(bytes)), false);
+      const left = [...(await storedBlobs(store, bucket)).keys()].filter((key) => key.includes('/tmp/'));
+      assert.ok(left.length > 0, 's3rver keeps the cut PUT as a partial object at the temporary key');
+      await store.purgeTmp();
+      assert.deepEqual(
+        [...(await storedBlobs(store, bucket)).keys()].filter((key) => key.includes('/tmp/')),
+        left,
+        'young temporary keys may be another node’s uploads in flight: they stay',
+      );
+      assert.equal(await store.purgeTmp(Date.now() + 60_000), left.length);
+      assert.equal([...(await storedBlobs(store, bucket)).keys()].filter((key) => key.includes('/tmp/')).length, 0);
+    });
+
+    test('purgeTmp aborts unfinished multipart uploads under the prefix once they are old enough', async () => {
+      const client = createS3Client({ endpoint: s3.endpoint, region: s3.credentials.region, credentials: s3.credentials });
+      try {
+        const key = store.keys.blob(sha('abandoned'));
+        const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
+        await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 1, Body: randomBytes(1000) }));
+        assert.deepEqual(await s3.pendingUploads(bucket), [key]);
+        assert.equal(await store.purgeTmp(), 0);
+        assert.deepEqual(await s3.pendingUploads(bucket), [key]);
+        assert.equal(await store.purgeTmp(Date.now() + 60_000), 1);
+        assert.deepEqual(await s3.pendingUploads(bucket), []);
+      } finally {
+        client.destroy();
+      }
+    });
+
+    test('a presigned URL serves the bytes with the filename, passes ranges through, and is refused once tampered with', async () => {
+      const bytes = randomBytes(100_000);
+      await store.writeBuffer(bytes, sha(bytes));
+      const url = await store.directUrl(sha(bytes), { filename: 'demo-1.0-py3-none-any.whl', contentType: 'application/zip' });
+      assert.ok(url);
+      const res = await undiciFetch(url);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-disposition') ?? '', /filename="demo-1\.0-py3-none-any\.whl"/);
+      assert.equal(res.headers.get('content-type'), 'application/zip');
+      assert.ok(Buffer.from(await res.arrayBuffer()).equals(bytes));
+      const partial = await undiciFetch(url, { headers: { range: 'bytes=1000-1999' } });
+      assert.equal(partial.status, 206);
+      assert.ok(Buffer.from(await partial.arrayBuffer()).equals(bytes.subarray(1000, 2000)));
+      const tampered = await undiciFetch(url.replace('demo-1.0', 'evil-1.0'));
+      assert.equal(tampered.status, 403);
+      assert.match(await tampered.text(), /SignatureDoesNotMatch/);
+      const unsigned = await undiciFetch(url.slice(0, url.indexOf('?')));
+      assert.equal(unsigned.status, 403);
+      const noRedirect = openStore(bucket, join(dir, 'plain'), { redirect: false });
+      assert.equal(await noRedirect.directUrl(sha(bytes), { filename: 'x.whl', contentType: 'application/zip' }), null);
+      noRedirect.close();
+    });
+
+    test('a store that knows a blob from another node answers hasSync only once it has seen it', async () => {
+      const bytes = randomBytes(500);
+      await store.writeBuffer(bytes, sha(bytes));
+      const other = openStore(bucket, join(dir, 'other'));
+      try {
+        assert.equal(other.hasSync(sha(bytes)), false);
+        assert.equal(await other.has(sha(bytes)), true);
+        assert.equal(other.hasSync(sha(bytes)), true);
+      } finally {
+        other.close();
+      }
+    });
+
+    test('every S3 round trip is reported with its duration; a missing blob is no failure', async () => {
+      const seen: [string, boolean][] = [];
+      const observed = openStore(bucket, join(dir, 'observed'), {
+        observe: (operation, ms, ok) => {
+          assert.ok(ms >= 0);
+          seen.push([operation, ok]);
+        },
       });
-      const tmp = store.tmpPath();
-      await writeFile(tmp, 'refused');
-      await assert.rejects(store.commit(tmp, sha('refused')), /failed: AccessDenied|failed: SignatureDoesNotMatch/);
-      assert.deepEqual(await s3.objects(bucket), new Map());
-    } finally {
-      store.close();
-    }
+      try {
+        await observed.has(sha('nothing'));
+        await observed.ping();
+        await assert.rejects(observed.read(sha('nothing')));
+        assert.deepEqual(seen, [
+          ['head', true],
+          ['ping', true],
+          ['get', false],
+        ]);
+      } finally {
+        observed.close();
+      }
+    });
   });
 
-  test('an unknown access key and a wrong region are refused', async () => {
-    const unknown = openStore(bucket, join(dir, 'b'), { credentials: { ...s3.credentials, accessKeyId: 'SOMEONEELSE' } });
-    const elsewhere = openStore(bucket, join(dir, 'c'), { region: 'us-west-2' });
-    try {
-      await assert.rejects(unknown.ping(), /failed: InvalidAccessKeyId/);
-      await assert.rejects(elsewhere.ping(), /failed: AuthorizationHeaderMalformed .*the region 'us-west-2' is wrong/);
-      await assert.rejects(elsewhere.writeBuffer(Buffer.from('x'), sha('x')), /failed: /);
-    } finally {
-      unknown.close();
-      elsewhere.close();
-    }
-  });
+  describe('S3 blob store: refusals and an unreachable store', () => {
+    let dir: string;
+    let bucket: string;
+    before(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'larder-s3-refused-'));
+      bucket = await s3.createBucket();
+    });
+    after(async () => {
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
 
-  test('a missing bucket is named as such', async () => {
-    const store = openStore('no-such-bucket', join(dir, 'd'));
-    try {
-      await assert.rejects(store.ping(), /s3:\/\/no-such-bucket\/larder\/blobs\/ .* failed: NoSuchBucket/);
-    } finally {
-      store.close();
-    }
-  });
+    test('a wrong secret key is refused with a one-line message naming the bucket, the endpoint and the S3 code', async () => {
+      const store = openStore(bucket, join(dir, 'a'), { credentials: { ...s3.credentials, secretAccessKey: 'not-the-secret' } });
+      await store.init();
+      try {
+        await assert.rejects(store.ping(), (err: Error) => {
+          assert.match(err.message, new RegExp(`s3://${bucket}/larder/blobs/ at ${s3.endpoint.replace(/\./g, '\\.')} failed: SignatureDoesNotMatch`));
+          assert.doesNotMatch(err.message, /\n/);
+          return true;
+        });
+        const tmp = store.tmpPath();
+        await writeFile(tmp, 'refused');
+        await assert.rejects(store.commit(tmp, sha('refused')), /failed: AccessDenied|failed: SignatureDoesNotMatch/);
+        assert.deepEqual(await s3.objects(bucket), new Map());
+      } finally {
+        store.close();
+      }
+    });
 
-  test('an endpoint that accepts connections and never answers is given up on within the bound', async () => {
-    const sockets = new Set<Socket>();
-    const silent = createServer((socket) => sockets.add(socket));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const endpoint = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
-    const store = openStore(bucket, join(dir, 'e'), { endpoint, connectTimeoutMs: 300, requestTimeoutMs: 300, maxAttempts: 2 });
-    try {
-      const started = performance.now();
-      await assert.rejects(store.ping(), (err: Error) => err.message.includes(`at ${endpoint} failed: `));
-      const took = performance.now() - started;
-      assert.ok(took < 3000, `gave up after ${took.toFixed(0)} ms`);
-    } finally {
-      store.close();
-      for (const socket of sockets) socket.destroy();
-      silent.close();
-    }
-  });
+    test('an unknown access key and a wrong region are refused', async () => {
+      const unknown = openStore(bucket, join(dir, 'b'), { credentials: { ...s3.credentials, accessKeyId: 'SOMEONEELSE' } });
+      const elsewhere = openStore(bucket, join(dir, 'c'), { region: 'us-west-2' });
+      try {
+        await assert.rejects(unknown.ping(), /failed: InvalidAccessKeyId/);
+        await assert.rejects(elsewhere.ping(), /failed: AuthorizationHeaderMalformed .*the region 'us-west-2' is wrong/);
+        await assert.rejects(elsewhere.writeBuffer(Buffer.from('x'), sha('x')), /failed: /);
+      } finally {
+        unknown.close();
+        elsewhere.close();
+      }
+    });
 
-  test('an endpoint nobody listens on is given up on at once', async () => {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const endpoint = `http://127.0.0.1:${(probe.address() as { port: number }).port}`;
-    await new Promise((resolve) => probe.close(resolve));
-    const store = openStore(bucket, join(dir, 'f'), { endpoint });
-    try {
-      const started = performance.now();
-      await assert.rejects(store.has(sha('x')), /failed: ECONNREFUSED/);
-      assert.ok(performance.now() - started < 5000);
-    } finally {
-      store.close();
-    }
+    test('a missing bucket is named as such', async () => {
+      const store = openStore('no-such-bucket', join(dir, 'd'));
+      try {
+        await assert.rejects(store.ping(), /s3:\/\/no-such-bucket\/larder\/blobs\/ .* failed: NoSuchBucket/);
+      } finally {
+        store.close();
+      }
+    });
+
+    test('an endpoint that accepts connections and never answers is given up on within the bound', async () => {
+      const sockets = new Set<Socket>();
+      const silent = createServer((socket) => sockets.add(socket));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const endpoint = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+      const store = openStore(bucket, join(dir, 'e'), { endpoint, connectTimeoutMs: 300, requestTimeoutMs: 300, maxAttempts: 2 });
+      try {
+        const started = performance.now();
+        await assert.rejects(store.ping(), (err: Error) => err.message.includes(`at ${endpoint} failed: `));
+        const took = performance.now() - started;
+        assert.ok(took < 3000, `gave up after ${took.toFixed(0)} ms`);
+      } finally {
+        store.close();
+        for (const socket of sockets) socket.destroy();
+        silent.close();
+      }
+    });
+
+    test('an endpoint nobody listens on is given up on at once', async () => {
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const endpoint = `http://127.0.0.1:${(probe.address() as { port: number }).port}`;
+      await new Promise((resolve) => probe.close(resolve));
+      const store = openStore(bucket, join(dir, 'f'), { endpoint });
+      try {
+        const started = performance.now();
+        await assert.rejects(store.has(sha('x')), /failed: ECONNREFUSED/);
+        assert.ok(performance.now() - started < 5000);
+      } finally {
+        store.close();
+      }
+    });
   });
 });
