@@ -109,4 +109,6 @@ export const INTERNAL_ERRORS = {
   MarkerError: 'An environment marker larder mirror cannot parse. Reported with the requirement it belongs to; the command exits with status 1.',
   MirrorIncomplete: 'larder mirror add/sync finished with problems (listed above it). Exit status 1.',
   NoUpstreamError: 'larder mirror with no upstream configured. Printed by the command, exit status 1.',
+  S3StoreError:
+    "A failed request to the S3 blob store, in one line naming the bucket, the endpoint and S3's error code; its code is ENOENT for a missing blob, as the filesystem store's errors are. Handled where the blob store's errors are.",
 } as const;
