@@ -21,6 +21,6 @@ const { port: innerPort } = await s3rver.run();
 const proxy = new SigningProxy({ credentials: { accessKeyId, secretAccessKey, region }, innerPort, directory });
 const port = await proxy.listen();
 process.stdout.write(`${JSON.stringify({ port, innerPort })}\n`);
-process.on('SIGTERM', () => {
-  void Promise.all([proxy.close(), s3rver.close()]).then(() => process.exit(0));
-});
+const stop = () => void Promise.all([proxy.close(), s3rver.close()]).then(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.stdin.on('end', stop).resume();

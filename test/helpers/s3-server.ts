@@ -46,7 +46,8 @@ export async function startS3Server(credentials: TestS3Credentials = defaultCred
     process.execPath,
     // s3rver's ListObjectsV2 continuation tokens are DES-encrypted, which OpenSSL 3 offers only from its legacy provider.
     ['--openssl-legacy-provider', '--import', 'tsx', MAIN, dir, credentials.accessKeyId, credentials.secretAccessKey, credentials.region],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    // The child reads stdin only to notice that this process is gone (its end) and exit with it.
+    { stdio: ['pipe', 'pipe', 'pipe'] },
   );
   let out = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));

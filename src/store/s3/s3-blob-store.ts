@@ -5,7 +5,7 @@
  * blob seen once is remembered (bounded, for a while) and `hasSync` answers from that memory.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, unlink } from 'node:fs/promises';
+import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
@@ -15,7 +15,6 @@ import {
   HeadObjectCommand,
   ListObjectsV2Command,
   paginateListObjectsV2,
-  PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -193,14 +192,16 @@ export class S3BlobStore implements BlobStore {
     await unlink(tmpPath).catch(() => {});
   }
 
+  /** Writes the buffer to a temporary file and commits that, so that it too is visible only once whole on every server. */
   async writeBuffer(bytes: Buffer, sha256: string): Promise<void> {
     if (await this.has(sha256)) return this.touch(sha256);
-    const key = this.keys.blob(sha256);
-    // A buffer is sent whole in one request: S3 shows an object written by one PUT only once it is complete.
-    await this.call('put', () =>
-      this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: 'application/octet-stream' })),
-    );
-    this.remember(sha256);
+    const tmp = this.tmpPath('buf');
+    await writeFile(tmp, bytes);
+    try {
+      await this.commit(tmp, sha256);
+    } finally {
+      await unlink(tmp).catch(() => {});
+    }
   }
 
   async read(sha256: string, range?: { start: number; end: number }): Promise<Readable> {
