@@ -1,23 +1,23 @@
 /**
  * The S3 blob store against a real S3-protocol server that checks signatures (test/helpers/s3-server.ts):
  * the blob-store contract, then what only object storage has: multipart uploads of large files in bounded
- * memory and visible only once whole, interrupted uploads, refused credentials and regions, an unreachable
- * endpoint, presigned URLs and ranges.
+ * memory and visible only once whole, interrupted uploads, purging, presigned URLs and ranges. Refusals and
+ * unreachable stores: blob-store-s3-refusals.test.ts.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
 import { CreateMultipartUploadCommand, UploadPartCommand } from '@aws-sdk/client-s3';
 import { fetch as undiciFetch } from 'undici';
-import { S3BlobStore, type S3BlobStoreOptions } from '../../src/store/s3/s3-blob-store.js';
+import type { S3BlobStore, S3BlobStoreOptions } from '../../src/store/s3/s3-blob-store.js';
 import { createS3Client } from '../../src/store/s3/s3-client.js';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { openS3Store, storedBlobs as storedBlobsOf } from '../helpers/s3-test-stores.js';
 import { blobStoreContract } from '../unit/helpers/blob-store-contract.js';
 
 const MiB = 1024 * 1024;
@@ -45,24 +45,8 @@ describe('S3 blob store', () => {
     await s3?.close();
   });
 
-  /** Every object in the bucket: blobs by sha256, anything else (a leftover temporary key) by its key. */
-  async function storedBlobs(store: S3BlobStore, bucket: string): Promise<Map<string, Buffer>> {
-    const kept = new Map<string, Buffer>();
-    for (const [key, bytes] of await s3.objects(bucket)) kept.set(store.keys.shaOf(key) ?? key, bytes);
-    return kept;
-  }
-
-  function openStore(bucket: string, dataDir: string, options: Partial<S3BlobStoreOptions> = {}): S3BlobStore {
-    return new S3BlobStore({
-      location: `s3://${bucket}/larder/blobs`,
-      endpoint: s3.endpoint,
-      region: s3.credentials.region,
-      credentials: s3.credentials,
-      dataDir,
-      redirect: true,
-      ...options,
-    });
-  }
+  const openStore = (bucket: string, dataDir: string, options: Partial<S3BlobStoreOptions> = {}) => openS3Store(s3, bucket, dataDir, options);
+  const storedBlobs = (store: S3BlobStore, bucket: string) => storedBlobsOf(s3, store, bucket);
 
   blobStoreContract('S3', async (dataDir) => {
     const bucket = await s3.createBucket();
@@ -261,91 +245,6 @@ describe('S3 blob store', () => {
         ]);
       } finally {
         observed.close();
-      }
-    });
-  });
-
-  describe('S3 blob store: refusals and an unreachable store', () => {
-    let dir: string;
-    let bucket: string;
-    before(async () => {
-      dir = await mkdtemp(join(tmpdir(), 'larder-s3-refused-'));
-      bucket = await s3.createBucket();
-    });
-    after(async () => {
-      if (dir) await rm(dir, { recursive: true, force: true });
-    });
-
-    test('a wrong secret key is refused with a one-line message naming the bucket, the endpoint and the S3 code', async () => {
-      const store = openStore(bucket, join(dir, 'a'), { credentials: { ...s3.credentials, secretAccessKey: 'not-the-secret' } });
-      await store.init();
-      try {
-        await assert.rejects(store.ping(), (err: Error) => {
-          assert.match(err.message, new RegExp(`s3://${bucket}/larder/blobs/ at ${s3.endpoint.replace(/\./g, '\\.')} failed: SignatureDoesNotMatch`));
-          assert.doesNotMatch(err.message, /\n/);
-          return true;
-        });
-        const tmp = store.tmpPath();
-        await writeFile(tmp, 'refused');
-        await assert.rejects(store.commit(tmp, sha('refused')), /failed: AccessDenied|failed: SignatureDoesNotMatch/);
-        assert.deepEqual(await s3.objects(bucket), new Map());
-      } finally {
-        store.close();
-      }
-    });
-
-    test('an unknown access key and a wrong region are refused', async () => {
-      const unknown = openStore(bucket, join(dir, 'b'), { credentials: { ...s3.credentials, accessKeyId: 'SOMEONEELSE' } });
-      const elsewhere = openStore(bucket, join(dir, 'c'), { region: 'us-west-2' });
-      try {
-        await assert.rejects(unknown.ping(), /failed: InvalidAccessKeyId/);
-        await assert.rejects(elsewhere.ping(), /failed: AuthorizationHeaderMalformed .*the region 'us-west-2' is wrong/);
-        await assert.rejects(elsewhere.writeBuffer(Buffer.from('x'), sha('x')), /failed: /);
-      } finally {
-        unknown.close();
-        elsewhere.close();
-      }
-    });
-
-    test('a missing bucket is named as such', async () => {
-      const store = openStore('no-such-bucket', join(dir, 'd'));
-      try {
-        await assert.rejects(store.ping(), /s3:\/\/no-such-bucket\/larder\/blobs\/ .* failed: NoSuchBucket/);
-      } finally {
-        store.close();
-      }
-    });
-
-    test('an endpoint that accepts connections and never answers is given up on within the bound', async () => {
-      const sockets = new Set<Socket>();
-      const silent = createServer((socket) => sockets.add(socket));
-      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-      const endpoint = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
-      const store = openStore(bucket, join(dir, 'e'), { endpoint, connectTimeoutMs: 300, requestTimeoutMs: 300, maxAttempts: 2 });
-      try {
-        const started = performance.now();
-        await assert.rejects(store.ping(), (err: Error) => err.message.includes(`at ${endpoint} failed: `));
-        const took = performance.now() - started;
-        assert.ok(took < 3000, `gave up after ${took.toFixed(0)} ms`);
-      } finally {
-        store.close();
-        for (const socket of sockets) socket.destroy();
-        silent.close();
-      }
-    });
-
-    test('an endpoint nobody listens on is given up on at once', async () => {
-      const probe = createServer();
-      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-      const endpoint = `http://127.0.0.1:${(probe.address() as { port: number }).port}`;
-      await new Promise((resolve) => probe.close(resolve));
-      const store = openStore(bucket, join(dir, 'f'), { endpoint });
-      try {
-        const started = performance.now();
-        await assert.rejects(store.has(sha('x')), /failed: ECONNREFUSED/);
-        assert.ok(performance.now() - started < 5000);
-      } finally {
-        store.close();
       }
     });
   });
