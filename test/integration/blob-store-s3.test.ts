@@ -52,7 +52,7 @@ describe('S3 blob store', () => {
     const bucket = await s3.createBucket();
     let clockAhead = 0;
     // Two keys per listing page, so that listing goes through several pages.
-    const blobs = openStore(bucket, dataDir, { nowMs: () => Date.now() + clockAhead, listPageSize: 2 });
+    const blobs = openStore(bucket, dataDir, { clock: { now: () => Date.now() + clockAhead }, listPageSize: 2 });
     return {
       blobs,
       stored: () => storedBlobs(blobs, bucket),
@@ -213,14 +213,22 @@ describe('S3 blob store', () => {
       noRedirect.close();
     });
 
-    test('a store that knows a blob from another node answers hasSync only once it has seen it', async () => {
+    test('a store that knows a blob from another node answers hasSync only once it has seen it, and for a while', async () => {
       const bytes = randomBytes(500);
       await store.writeBuffer(bytes, sha(bytes));
-      const other = openStore(bucket, join(dir, 'other'));
+      let monotonic = 0;
+      const other = openStore(bucket, join(dir, 'other'), { monotonicMs: () => monotonic });
       try {
         assert.equal(other.hasSync(sha(bytes)), false);
         assert.equal(await other.has(sha(bytes)), true);
         assert.equal(other.hasSync(sha(bytes)), true);
+        // A node's garbage collection may remove it meanwhile: the sighting is trusted for ten minutes.
+        monotonic += 10 * 60_000 - 1;
+        assert.equal(other.hasSync(sha(bytes)), true);
+        monotonic += 1;
+        assert.equal(other.hasSync(sha(bytes)), false);
+        await buffer(await other.read(sha(bytes)));
+        assert.equal(other.hasSync(sha(bytes)), true, 'a read is a sighting too');
       } finally {
         other.close();
       }

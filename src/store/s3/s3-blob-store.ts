@@ -18,6 +18,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { type Clock, systemClock } from '../../base/clock.js';
 import type { BlobStore } from '../blob-store.js';
 import { freshTmpPath, purgeTmpDir } from '../tmp-dir.js';
 import { createS3Client, type S3ClientOptions } from './s3-client.js';
@@ -46,8 +47,8 @@ export interface S3BlobStoreOptions extends Omit<S3ClientOptions, 'region'> {
   abandonedAfterMs?: number;
   /** Hears every S3 round trip: its operation, how long it took and whether it succeeded (a missing blob is a success). */
   observe?: (operation: string, ms: number, ok: boolean) => void;
-  /** Wall clock (ms since the epoch). */
-  nowMs?: () => number;
+  /** Wall clock, for the time a blob committed again counts as new from and for purging. Default: the system's. */
+  clock?: Clock;
   /** Monotonic clock (ms), for durations and the memory of seen blobs. */
   monotonicMs?: () => number;
   /** An S3 client to use instead of one built from these options. */
@@ -69,7 +70,7 @@ export class S3BlobStore implements BlobStore {
   private readonly client: S3Client;
   private readonly where: { location: ReturnType<typeof parseS3Location>; endpoint: string };
   private readonly seen = new Map<string, number>();
-  private readonly nowMs: () => number;
+  private readonly clock: Clock;
   private readonly monotonicMs: () => number;
 
   constructor(private readonly options: S3BlobStoreOptions) {
@@ -78,9 +79,9 @@ export class S3BlobStore implements BlobStore {
     this.tmpDir = join(options.dataDir, 'tmp');
     this.client = options.client ?? createS3Client(options);
     this.where = { location, endpoint: options.endpoint ?? `AWS ${options.region}` };
-    this.nowMs = options.nowMs ?? Date.now;
+    this.clock = options.clock ?? systemClock;
     this.monotonicMs = options.monotonicMs ?? (() => performance.now());
-    if ((options.partSize ?? 0) !== 0 && options.partSize! < 5 * 1024 * 1024) throw new Error('the S3 part size must be at least 5 MiB');
+    if (options.partSize !== undefined && options.partSize < 5 * 1024 * 1024) throw new Error('the S3 part size must be at least 5 MiB');
   }
 
   private get bucket(): string {
@@ -112,7 +113,7 @@ export class S3BlobStore implements BlobStore {
   async purgeTmp(olderThanMs?: number): Promise<number> {
     const local = await purgeTmpDir(this.tmpDir, olderThanMs);
     // Other nodes' uploads are in flight in the bucket: only the old ones are abandoned, even at start-up.
-    const before = olderThanMs ?? this.nowMs() - (this.options.abandonedAfterMs ?? 3_600_000);
+    const before = olderThanMs ?? this.clock.now() - (this.options.abandonedAfterMs ?? 3_600_000);
     const remote = await this.call('purgeTmp', () => purgeAbandonedUploads(this.client, this.keys, before));
     return local + remote;
   }
@@ -173,7 +174,7 @@ export class S3BlobStore implements BlobStore {
           Key: key,
           CopySource: `${this.bucket}/${key}`.split('/').map(encodeURIComponent).join('/'),
           MetadataDirective: 'REPLACE',
-          Metadata: { [COMMITTED_AT]: String(this.nowMs()) },
+          Metadata: { [COMMITTED_AT]: String(this.clock.now()) },
           ContentType: 'application/octet-stream',
         }),
       ),
