@@ -6,11 +6,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { S3BlobStoreOptions } from '../../src/store/s3/s3-blob-store.js';
+import { REPO } from '../helpers/child-server.js';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 import { openS3Store } from '../helpers/s3-test-stores.js';
 
@@ -108,6 +110,37 @@ describe('S3 blob store', () => {
       } finally {
         store.close();
       }
+    });
+
+    test('without credentials or a region in the options, the standard AWS_* variables are used', async () => {
+      // A child process, so that its environment is the only source the SDK's default chain finds.
+      const script = `
+        import { S3BlobStore } from './src/store/s3/s3-blob-store.ts';
+        const store = new S3BlobStore({ location: process.argv[1], endpoint: process.argv[2], dataDir: process.argv[3], redirect: false });
+        await store.init();
+        await store.writeBuffer(Buffer.from('from the environment'), process.argv[4]);
+        console.log(await store.has(process.argv[4]));
+        store.close();`;
+      const run = (env: Record<string, string>) =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          const home = join(dir, 'home');
+          const args = ['--import', 'tsx', '--input-type=module', '-e', script, `s3://${bucket}/env`, s3.endpoint, join(dir, 'g'), sha('from the environment')];
+          const child = spawn(process.execPath, args, {
+            cwd: REPO,
+            env: { PATH: process.env.PATH ?? '', HOME: home, AWS_EC2_METADATA_DISABLED: 'true', ...env },
+          });
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d));
+          child.stderr.on('data', (d: Buffer) => (out += d));
+          child.once('exit', (code) => resolve({ code, out }));
+        });
+      const env = { AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey, AWS_REGION: s3.credentials.region };
+      const good = await run(env);
+      assert.equal(good.code, 0, good.out);
+      assert.equal(good.out.trim(), 'true');
+      const bad = await run({ ...env, AWS_SECRET_ACCESS_KEY: 'wrong' });
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.out, /failed: (SignatureDoesNotMatch|AccessDenied)/);
     });
   });
 });

@@ -27,10 +27,9 @@ import { parseS3Location, S3Keys } from './s3-location.js';
 import { purgeAbandonedUploads } from './s3-purge.js';
 import { uploadFile } from './s3-upload.js';
 
-export interface S3BlobStoreOptions extends Omit<S3ClientOptions, 'region'> {
+export interface S3BlobStoreOptions extends S3ClientOptions {
   /** `s3://bucket/prefix`. */
   location: string;
-  region: string;
   /** The node's data directory: in-flight files go to its tmp/. */
   dataDir: string;
   /** Whether `directUrl` hands out presigned URLs (else it answers null). */
@@ -78,7 +77,7 @@ export class S3BlobStore implements BlobStore {
     this.keys = new S3Keys(location);
     this.tmpDir = join(options.dataDir, 'tmp');
     this.client = options.client ?? createS3Client(options);
-    this.where = { location, endpoint: options.endpoint ?? `AWS ${options.region}` };
+    this.where = { location, endpoint: options.endpoint ?? `AWS ${options.region ?? 'in the default region'}` };
     this.clock = options.clock ?? systemClock;
     this.monotonicMs = options.monotonicMs ?? (() => performance.now());
     if (options.partSize !== undefined && options.partSize < 5 * 1024 * 1024) throw new Error('the S3 part size must be at least 5 MiB');

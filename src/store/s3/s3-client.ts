@@ -12,7 +12,8 @@ import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 export interface S3ClientOptions {
   /** e.g. `http://minio:9000`; AWS's own endpoint for `region` when absent. */
   endpoint?: string;
-  region: string;
+  /** Default: the SDK's (`AWS_REGION`, the profile). */
+  region?: string;
   /** Default: the SDK's default credential chain. */
   credentials?: S3ClientConfig['credentials'];
   /** How long connecting may take. Default 5 s. */
@@ -30,7 +31,7 @@ export interface S3ClientOptions {
 export function createS3Client(options: S3ClientOptions): S3Client {
   const maxSockets = options.maxSockets ?? 50;
   return new S3Client({
-    region: options.region,
+    ...(options.region ? { region: options.region } : {}),
     ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
     maxAttempts: options.maxAttempts ?? 3,
