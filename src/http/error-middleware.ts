@@ -9,6 +9,7 @@ import { LarderError } from '../base/errors.js';
 import type { StorageReporter } from '../metrics/storage-reporter.js';
 import { isDiskFull } from '../store/disk-space.js';
 import { BackendUnavailable } from '../store/backend-unavailable.js';
+import { S3StoreError } from '../store/s3/s3-errors.js';
 
 /** Node refuses reason phrases outside tab, printable ASCII and latin-1; other characters become '?'. */
 export function reasonPhrase(message: string): string {
@@ -27,6 +28,14 @@ function fromKoaError(err: { status?: number; statusCode?: number; expose?: bool
 const diskFull = () =>
   new LarderError('disk_full', "The server's data disk is full, so larder could not store this; nothing was changed. Try again once space has been freed.");
 
+/** A shared backend that cannot be reached (or is too slow): 503 with its one-line message. */
+function unavailable(err: unknown): LarderError | null {
+  const blobStoreDown = err instanceof S3StoreError && err.code !== 'ENOENT';
+  if (!(err instanceof BackendUnavailable) && !blobStoreDown) return null;
+  const what = blobStoreDown ? 'The blob store cannot be used: ' : '';
+  return new LarderError('backend_unavailable', `${what}${err.message}`.replace(/\.?$/, '.'));
+}
+
 export function errorMiddleware(logger: Logger, storage: StorageReporter) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
@@ -38,9 +47,7 @@ export function errorMiddleware(logger: Logger, storage: StorageReporter) {
           ? caught
           : isDiskFull(caught)
             ? diskFull()
-            : caught instanceof BackendUnavailable
-              ? new LarderError('backend_unavailable', `${caught.message}.`.replace(/\.\.$/, '.'))
-              : fromKoaError(caught as object);
+            : unavailable(caught) ?? fromKoaError(caught as object);
       err ??= new LarderError('internal', 'Internal server error; the details are in the server log.');
       ctx.state.errorCode = err.code;
       if (err.status >= 500) {

@@ -1,0 +1,122 @@
+/**
+ * A real S3-protocol server for tests: s3rver behind a proxy that checks SigV4 signatures, the access key
+ * and the region (see s3-signing-proxy.ts), run as a child process on free ports so that its memory and
+ * event loop are not the test's (the tests measure larder's memory while uploading) and it outlives a
+ * killed larder. Tests get fresh buckets and read stored objects' raw bytes straight from s3rver.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LoggedRequest } from './s3-signing-proxy.js';
+
+export type { LoggedRequest } from './s3-signing-proxy.js';
+
+const MAIN = fileURLToPath(new URL('./s3-server-main.ts', import.meta.url));
+
+export interface TestS3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+}
+
+export interface TestS3Server {
+  /** The signed endpoint (the proxy), for S3 clients. */
+  endpoint: string;
+  credentials: TestS3Credentials;
+  /** Creates a fresh bucket and returns its name. */
+  createBucket(): Promise<string>;
+  /** Every stored object's key and exact stored bytes, in key order (unsigned, straight from s3rver). */
+  objects(bucket: string): Promise<Map<string, Buffer>>;
+  /** Keys of multipart uploads begun and neither completed nor aborted. */
+  pendingUploads(bucket: string): Promise<string[]>;
+  /** Cuts requests of `method` whose target contains `match` once `afterBytes` of their body went through. */
+  cut(method: string, match: string, afterBytes: number): Promise<void>;
+  uncut(): Promise<void>;
+  /** Every correctly signed request since the last call, which clears the list. */
+  takeLog(): Promise<LoggedRequest[]>;
+  close(): Promise<void>;
+}
+
+export async function startS3Server(credentials: TestS3Credentials = defaultCredentials()): Promise<TestS3Server> {
+  const dir = await mkdtemp(join(tmpdir(), 'larder-s3-'));
+  const child: ChildProcess = spawn(
+    process.execPath,
+    // s3rver's ListObjectsV2 continuation tokens are DES-encrypted, which OpenSSL 3 offers only from its legacy provider.
+    ['--openssl-legacy-provider', '--import', 'tsx', MAIN, dir, credentials.accessKeyId, credentials.secretAccessKey, credentials.region],
+    // The child reads stdin only to notice that this process is gone (its end) and exit with it.
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const { port, innerPort } = await new Promise<{ port: number; innerPort: number }>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line) as { port: number; innerPort: number });
+    });
+    child.once('exit', (code) => reject(new Error(`the test S3 server exited (${code}):\n${out}`)));
+  });
+  const inner = `http://127.0.0.1:${innerPort}`;
+  const endpoint = `http://127.0.0.1:${port}`;
+  const innerGet = async (path: string): Promise<Response> => {
+    const res = await fetch(`${inner}${path}`);
+    if (!res.ok) throw new Error(`s3rver GET ${path}: ${res.status} ${await res.text()}`);
+    return res;
+  };
+  return {
+    endpoint,
+    credentials,
+    async createBucket() {
+      const name = `larder-${randomBytes(6).toString('hex')}`;
+      const res = await fetch(`${inner}/${name}`, { method: 'PUT' });
+      if (!res.ok) throw new Error(`creating bucket ${name}: ${res.status}`);
+      return name;
+    },
+    async objects(bucket) {
+      const listing = await (await innerGet(`/${bucket}?list-type=2&max-keys=100000`)).text();
+      const keys = [...listing.matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => decodeXml(m[1]!)).sort();
+      const objects = new Map<string, Buffer>();
+      for (const key of keys) {
+        const path = key.split('/').map(encodeURIComponent).join('/');
+        objects.set(key, Buffer.from(await (await innerGet(`/${bucket}/${path}`)).arrayBuffer()));
+      }
+      return objects;
+    },
+    async pendingUploads(bucket) {
+      const uploads = join(dir, bucket, '._S3rver_uploads');
+      const ids = await readdir(uploads).catch(() => [] as string[]);
+      return Promise.all(ids.map((id) => readFile(join(uploads, id, 'key'), 'utf8')));
+    },
+    async cut(method, match, afterBytes) {
+      const q = new URLSearchParams({ method, match, afterBytes: String(afterBytes) });
+      await fetch(`${endpoint}/__test/cut?${q}`, { method: 'POST' });
+    },
+    async uncut() {
+      await fetch(`${endpoint}/__test/cut`, { method: 'DELETE' });
+    },
+    async takeLog() {
+      return (await (await fetch(`${endpoint}/__test/log`, { method: 'DELETE' })).json()) as LoggedRequest[];
+    },
+    async close() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function defaultCredentials(): TestS3Credentials {
+  return { accessKeyId: 'LARDERTESTKEY', secretAccessKey: 'larder-test-secret', region: 'eu-test-1' };
+}
+
+const decodeXml = (s: string) =>
+  s.replace(
+    /&(amp|lt|gt|quot|apos|#\d+);/g,
+    (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[e] ?? String.fromCharCode(Number(e.slice(1))),
+  );
