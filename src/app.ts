@@ -79,7 +79,7 @@ export interface Larder {
   close(graceMs?: number): Promise<void>;
 }
 
-async function openDataDir(config: Config, observe: BackendObserve): Promise<Storage> {
+async function openDataDir(config: Config, observe: BackendObserve, logger: Logger): Promise<Storage> {
   await mkdir(config.data, { recursive: true });
   try {
     await access(config.data, constants.W_OK);
@@ -89,7 +89,11 @@ async function openDataDir(config: Config, observe: BackendObserve): Promise<Sto
   const storage = await openBackends(config, observe);
   try {
     await storage.blobs.init();
-    await storage.blobs.purgeTmp();
+    // A shared blob store that cannot be reached now is reported by /health; the node still starts.
+    await storage.blobs.purgeTmp().catch((err: Error) => {
+      if (config.blobStore === null) throw err;
+      logger.warn({ err: err.message }, 'could not clear abandoned uploads in the blob store');
+    });
   } catch (err) {
     await storage.close();
     throw err;
@@ -113,7 +117,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   let privateTotals = () => ({ bytes: 0, files: 0 });
   const metrics = new Metrics(() => ({ private: privateTotals(), cached: cachedFiles?.totals() ?? { bytes: 0, files: 0 } }), clock);
   const backendMetrics = new BackendMetrics(metrics.registry);
-  const stores = await openDataDir(config, (backend) => backendMetrics.observer(backend));
+  const stores = await openDataDir(config, (backend) => backendMetrics.observer(backend), logger);
   const { index: meta, blobs } = stores;
   privateTotals = () => privateFileTotals(meta);
 

@@ -20,7 +20,8 @@ export const ERROR_CATALOGUE = {
   disk_full: { status: 507, meaning: 'The data disk is full (or below LARDER_DISK_RESERVE): nothing was stored.' },
   backend_unavailable: {
     status: 503,
-    meaning: 'A shared backend (the PostgreSQL database, the S3 blob store) cannot be reached or is too slow: uploads and other changes are refused until it is back.',
+    meaning:
+      'A shared backend (the PostgreSQL database, the S3 blob store) cannot be reached or is too slow: uploads and other changes are refused until it is back.',
   },
 
   // Who may do what

@@ -42,12 +42,7 @@ export function errorMiddleware(logger: Logger, storage: StorageReporter) {
       await next();
     } catch (caught) {
       if (!(caught instanceof LarderError) && isDiskFull(caught)) storage.diskFull('upload', `${ctx.method} ${ctx.path}`, caught as Error);
-      let err =
-        caught instanceof LarderError
-          ? caught
-          : isDiskFull(caught)
-            ? diskFull()
-            : unavailable(caught) ?? fromKoaError(caught as object);
+      let err = caught instanceof LarderError ? caught : isDiskFull(caught) ? diskFull() : (unavailable(caught) ?? fromKoaError(caught as object));
       err ??= new LarderError('internal', 'Internal server error; the details are in the server log.');
       ctx.state.errorCode = err.code;
       if (err.status >= 500) {

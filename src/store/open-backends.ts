@@ -52,6 +52,7 @@ export async function openBackends(options: BackendOptions, observe?: BackendObs
       ],
       async close() {
         await database?.close();
+        if (blobs instanceof S3BlobStore) blobs.close();
         await local.close();
       },
     };

@@ -141,7 +141,7 @@ describe('several larders on one database and one bucket', () => {
     const won = results.map((r) => r.status === 200);
     assert.equal(won.filter(Boolean).length, 1, `exactly one upload wins: ${JSON.stringify(results)}`);
     const loser = results[won.indexOf(false)]!;
-    assert.equal(loser.status, 400, loser.text);
+    assert.equal(loser.status, 409, loser.text);
     assert.match(loser.text, /already exists/i);
     const winner = won[0] ? ours : theirs;
     for (const node of [a, b]) {
@@ -165,7 +165,10 @@ describe('several larders on one database and one bucket', () => {
     const downloads = upstream.requests.filter((r) => r.path.includes(dist.filename)).length - before;
     assert.equal(downloads, 1, 'one node downloaded, the other waited for its blob');
     const objects = await assertObjectsWhole();
-    assert.ok([...objects.keys()].some((key) => key.endsWith(dist.sha256)), 'the verified file is in the bucket');
+    assert.ok(
+      [...objects.keys()].some((key) => key.endsWith(dist.sha256)),
+      'the verified file is in the bucket',
+    );
   });
 
   test('/health reports each backend and /metrics their latencies', async () => {
@@ -188,7 +191,7 @@ describe('several larders on one database and one bucket', () => {
       LARDER_S3_ENDPOINT: shared.s3Endpoint!,
       LARDER_S3_REGION: shared.s3Region!,
       LARDER_UPSTREAM: 'none',
-      LARDER_LOG_LEVEL: 'warn',
+      LARDER_LOG_LEVEL: 'info',
       AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
     };

@@ -25,8 +25,7 @@ import { sha } from '../unit/helpers/storage-fixtures.js';
 
 const record = (sha256: string, size: number, lastAccess = 1) => ({ sha256, size, fetchedAt: 1, lastAccess });
 const id = (project: string, filename: string, variant = 'file') => ({ project, filename, variant });
-const revision = async (on: PostgresBackends) =>
-  Number((await on.database.pool.query("SELECT value FROM counters WHERE name = 'revision'")).rows[0]!.value);
+const revision = async (on: PostgresBackends) => Number((await on.database.pool.query("SELECT value FROM counters WHERE name = 'revision'")).rows[0]!.value);
 
 describe('cached-file records shared by several nodes on one PostgreSQL', () => {
   let server: TestPostgres;

@@ -132,7 +132,9 @@ export class Replica {
     const changes = full ? { revision: await currentRevision(sql), scopes: null } : await this.changesAfter(sql, this.applied);
     if (!changes) return null;
     if (!full && changes.scopes === null) return 'reload';
-    const steps = await Promise.all(this.parts.map((part) => part.load(sql, changes.scopes)));
+    // One after another: the parts share one connection, which runs one query at a time.
+    const steps: (() => void)[] = [];
+    for (const part of this.parts) steps.push(await part.load(sql, changes.scopes));
     return () => {
       for (const apply of steps) apply();
       this.applied = Math.max(this.applied, changes.revision);
