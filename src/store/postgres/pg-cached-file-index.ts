@@ -37,7 +37,10 @@ function byProject(rows: Row[]): Map<string, ProjectEntries> {
   for (const row of rows) {
     const entry = entryOf(row);
     let entries = projects.get(entry.id.project);
-    if (!entries) projects.set(entry.id.project, (entries = new Map()));
+    if (!entries) {
+      entries = new Map();
+      projects.set(entry.id.project, entries);
+    }
     entries.set(keyOf(entry.id), entry);
   }
   return projects;
