@@ -3,6 +3,7 @@
  * then the policy records. What the target already has with the same values is skipped (a re-run adds
  * nothing); what it has with other values is a conflict, reported and left as the target has it.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { IndexImport, IndexStore } from '../store/index-store.js';
 import type { PolicyStore } from '../store/policy-store.js';
 import type { FileRecord, ProjectRecord, ReleaseRecord, TokenRecord, UserRecord } from '../store/records.js';
@@ -44,7 +45,8 @@ const sameList = (a: string[], b: string[]) => JSON.stringify([...a].sort()) ===
 export const sameProject = (a: ProjectRecord, b: ProjectRecord) =>
   a.displayName === b.displayName && a.createdAt === b.createdAt && sameList(a.owners, b.owners) && sameList(a.maintainers, b.maintainers);
 export const sameRelease = (a: ReleaseRecord, b: ReleaseRecord) =>
-  a.yanked === b.yanked && a.yankedReason === b.yankedReason && a.createdAt === b.createdAt && JSON.stringify(a.metadata) === JSON.stringify(b.metadata);
+  // Key order is not compared: a database may keep metadata (jsonb) in another order.
+  a.yanked === b.yanked && a.yankedReason === b.yankedReason && a.createdAt === b.createdAt && isDeepStrictEqual(a.metadata, b.metadata);
 export const sameFile = (a: FileRecord, b: FileRecord) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
 export const sameUser = (a: UserRecord, b: UserRecord) => a.passwordHash === b.passwordHash && a.admin === b.admin && a.createdAt === b.createdAt;
 export const sameToken = (a: TokenRecord, b: TokenRecord) =>

@@ -16,6 +16,7 @@ import { findClients, makeVenv, pipInstall, requireClients, twineUpload, type Cl
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { runLarderCli } from '../helpers/cli.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
@@ -228,6 +229,76 @@ describe('several larders on one database and one bucket', () => {
     const got = await fileBytes(a.url, 'ha-crash', big.filename);
     assert.equal(sha256(got.bytes), big.sha256);
     assert.ok((await stat(big.path)).size > 20 * 1024 * 1024);
+  });
+
+  test('LARDER_S3_REDIRECT: file downloads go to presigned bucket URLs, which pip follows', async (t) => {
+    if (!(await requireClients(t, ['python'], clients))) return;
+    const redirecting = await startLarder({ ...shared, s3Redirect: true });
+    try {
+      const dist = await wheel('ha-redirect', '1.0', 'redirected');
+      assert.equal((await upload(redirecting.url, dist, alice)).status, 200);
+      const res = await fetch(`${redirecting.url}/packages/ha-redirect/${dist.filename}`, { redirect: 'manual' });
+      assert.equal(res.status, 302);
+      const location = new URL(res.headers.get('location')!);
+      assert.equal(location.origin, new URL(s3.endpoint).origin, 'the client is sent to the bucket');
+      assert.ok(location.searchParams.get('X-Amz-Signature'), 'a presigned URL');
+      const direct = await fetch(location);
+      assert.equal(direct.status, 200);
+      assert.equal(sha256(Buffer.from(await direct.arrayBuffer())), dist.sha256);
+      assert.match(direct.headers.get('content-disposition') ?? '', new RegExp(dist.filename.replace(/\./g, '\\.')));
+      const head = await fetch(`${redirecting.url}/packages/ha-redirect/${dist.filename}`, { method: 'HEAD', redirect: 'manual' });
+      assert.equal(head.status, 200, 'HEAD is answered by larder (a presigned GET URL does not take HEAD)');
+      assert.equal(Number(head.headers.get('content-length')), dist.size);
+      const pip = await pipInstall(venv!, `${redirecting.url}/simple/`, ['ha-redirect==1.0']);
+      assert.equal(pip.code, 0, output(pip));
+      const run = await venv!.run(['-c', 'import ha_redirect; print(ha_redirect.VALUE)']);
+      assert.equal(run.stdout.trim(), 'redirected');
+    } finally {
+      await redirecting.close();
+    }
+  });
+
+  test('larder migrate moves a single larder into the database and the bucket; a node on them serves it all', async () => {
+    const single = await startLarder({ upstream: null });
+    const dist = await wheel('ha-migrated', '1.0', 'migrated');
+    let token: string;
+    try {
+      await single.addUser('carol', 'carol-password-1');
+      token = await single.addToken('carol');
+      assert.equal((await upload(single.url, dist, basicAuth('carol', 'carol-password-1'))).status, 200);
+    } finally {
+      await single.stop();
+    }
+    const databaseUrl = await pg.createDatabase();
+    const target = await s3.createBucket();
+    const env = {
+      LARDER_DATA: single.data,
+      LARDER_S3_ENDPOINT: s3.endpoint,
+      LARDER_S3_REGION: s3.credentials.region,
+      AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+    };
+    const run = await runLarderCli(['migrate', '--to', databaseUrl, '--blobs', `s3://${target}/moved`, '--verify'], { env });
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /check passed/);
+    const again = await runLarderCli(['migrate', '--to', databaseUrl, '--blobs', `s3://${target}/moved`], { env });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /nothing to add/);
+    const node = await startLarder({ databaseUrl, blobStore: `s3://${target}/moved`, s3Endpoint: s3.endpoint, s3Region: s3.credentials.region });
+    try {
+      assert.deepEqual(await pageFiles(node.url, 'ha-migrated'), [dist.filename]);
+      const got = await fileBytes(node.url, 'ha-migrated', dist.filename);
+      assert.equal(sha256(got.bytes), dist.sha256);
+      const next = await upload(node.url, await wheel('ha-migrated', '2.0', 'after'), basicAuth('__token__', token));
+      assert.equal(next.status, 200, `the token made before the move still works: ${next.text}`);
+    } finally {
+      await node.close();
+      await rm(single.data, { recursive: true, force: true });
+    }
+    for (const [key, bytes] of await s3.objects(target)) {
+      const name = key.split('/').at(-1)!;
+      if (/^[0-9a-f]{64}$/.test(name)) assert.equal(sha256(bytes), name);
+    }
   });
 
   test('the database restarts: reads go on, changes get 503 with a message, and the nodes recover by themselves', async () => {

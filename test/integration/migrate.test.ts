@@ -282,9 +282,10 @@ describe('larder migrate', () => {
     const configured = await cli(['migrate', '--to', fileUrl(dbOnly)], { LARDER_DATABASE_URL: 'postgres://u:p@db/larder' });
     assert.equal(configured.code, 2);
     assert.match(configured.stderr, /must be a local one, but LARDER_DATABASE_URL is set/);
-    const pg = await cli(['migrate', '--to', 'postgres://u:p@localhost/larder']);
-    assert.equal(pg.code, 2);
-    assert.match(pg.stderr, /PostgreSQL backend is not available in this build/);
+    const pg = await cli(['migrate', '--to', 'postgres://u:secret@127.0.0.1:1/larder']);
+    assert.equal(pg.code, 1, output(pg));
+    assert.match(pg.stderr, /postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/larder.*unreachable/i, 'a database that is not there: named, without its password');
+    assert.doesNotMatch(pg.stderr, /secret/);
     const self = await cli(['migrate', '--blobs', fileUrl(source.data)]);
     assert.equal(self.code, 2);
     assert.match(self.stderr, /is the data directory being migrated/);
