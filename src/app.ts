@@ -185,7 +185,13 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   registerUploadRoutes(router, deps);
   const admin = new ProjectAdmin(meta);
   registerAdminRoutes(router, deps, admin);
-  const webUi = createWebUi({ http: deps, admin, documents: stores.documents, upstream: upstreamSource, sessionKey: await loadSessionKey(config.data) });
+  const webUi = createWebUi({
+    http: deps,
+    admin,
+    documents: stores.documents,
+    upstream: upstreamSource,
+    sessionKey: await loadSessionKey(config.data, config.sessionSecret),
+  });
 
   koa.on('error', (err: NodeJS.ErrnoException) => {
     // A client that goes away mid-response is routine, not a server error.

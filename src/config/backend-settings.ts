@@ -17,6 +17,8 @@ export interface BackendConfig {
   s3Redirect: boolean;
   /** How long a node waits for another node's download of the same file before fetching it itself, ms. */
   sharedDownloadWait: number;
+  /** Secret the web sessions' key is derived from, so that every node accepts them; null = a random key per data directory. */
+  sessionSecret: string | null;
 }
 
 const blank = (raw: unknown) => raw === null || raw === undefined || String(raw).trim() === '';
@@ -39,6 +41,13 @@ export const parseBlobStore: Parser<string | null> = (raw, key) => {
   const value = String(raw).trim();
   if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(value))
     throw new ConfigError(key, raw, 's3://bucket/prefix (or empty for files under LARDER_DATA)');
+  return value;
+};
+
+export const parseSessionSecret: Parser<string | null> = (raw, key) => {
+  if (blank(raw)) return null;
+  const value = String(raw);
+  if (value.length < 16) throw new ConfigError(key, '(not shown)', 'a secret of at least 16 characters, the same on every node');
   return value;
 };
 

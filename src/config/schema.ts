@@ -323,4 +323,11 @@ export const SETTINGS = [
     parseDuration,
     "how long a node waits for another node's download of a file before fetching it itself",
   ),
+  setting(
+    'sessionSecret',
+    'LARDER_SESSION_SECRET',
+    '--session-secret',
+    backends.parseSessionSecret,
+    'secret the web login sessions are signed with, the same on every node; empty = a random key in LARDER_DATA',
+  ),
 ] as const;

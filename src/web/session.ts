@@ -35,7 +35,12 @@ export interface WebSession {
 }
 
 /** The key file, created with a random key on first use (0600). */
-export async function loadSessionKey(dataDir: string): Promise<Buffer> {
+/**
+ * The key web sessions and form tokens are signed with: derived from `secret` when one is set (every node
+ * behind one balancer must share it), else a random key kept in the data directory.
+ */
+export async function loadSessionKey(dataDir: string, secret: string | null = null): Promise<Buffer> {
+  if (secret !== null) return createHash('sha256').update('larder web session key\0').update(secret).digest();
   const path = join(dataDir, 'web-session.key');
   const existing = await readFile(path).catch(() => null);
   if (existing && existing.length >= 32) return existing;

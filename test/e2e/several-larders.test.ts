@@ -99,6 +99,7 @@ describe('several larders on one database and one bucket', () => {
       s3Endpoint: s3.endpoint,
       s3Region: s3.credentials.region,
       upstream: upstream.url,
+      sessionSecret: 'a secret every node of the test shares',
     };
     // Both start at once on an empty database: the schema migrations run once, whoever comes first.
     [a, b] = await Promise.all([startLarder(shared), startLarder(shared)]);
@@ -131,6 +132,18 @@ describe('several larders on one database and one bucket', () => {
     const token = await a.addToken('alice', ['ha-token']);
     const res = await upload(b.url, await wheel('ha-token', '1.0', 'token'), basicAuth('__token__', token));
     assert.equal(res.status, 200, res.text);
+  });
+
+  test('a web login on A is a session on B (LARDER_SESSION_SECRET)', async () => {
+    const res = await fetch(`${a.url}/account/login/`, {
+      method: 'POST',
+      body: new URLSearchParams({ username: 'alice', password: 'alice-password-1', next: '/help/' }),
+      redirect: 'manual',
+    });
+    assert.equal(res.status, 303);
+    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const page = await (await fetch(`${b.url}/help/`, { headers: { Cookie: cookie } })).text();
+    assert.ok(page.includes('Logged in as <strong>alice</strong>'), 'B accepts the session A signed');
   });
 
   test('the same file name uploaded to A and B at once: exactly one wins, and both serve its bytes', async () => {
