@@ -8,6 +8,7 @@ import { access, mkdir, open, readdir, rename, rm, stat, unlink, utimes } from '
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { BlobStore } from '../blob-store.js';
+import { freshTmpPath, purgeTmpDir } from '../tmp-dir.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -34,21 +35,8 @@ export class FileBlobStore implements BlobStore {
     await mkdir(this.tmpDir, { recursive: true });
   }
 
-  async purgeTmp(olderThanMs?: number): Promise<number> {
-    const names = await readdir(this.tmpDir).catch(() => [] as string[]);
-    let removed = 0;
-    await Promise.all(
-      names.map(async (name) => {
-        const path = join(this.tmpDir, name);
-        if (olderThanMs !== undefined) {
-          const info = await stat(path).catch(() => null);
-          if (!info || info.mtimeMs > olderThanMs) return;
-        }
-        await rm(path, { recursive: true, force: true });
-        removed++;
-      }),
-    );
-    return removed;
+  purgeTmp(olderThanMs?: number): Promise<number> {
+    return purgeTmpDir(this.tmpDir, olderThanMs);
   }
 
   pathFor(sha256: string): string {
@@ -58,7 +46,7 @@ export class FileBlobStore implements BlobStore {
 
   /** A fresh path in tmp/ for an in-flight write. */
   tmpPath(prefix = 'blob'): string {
-    return join(this.tmpDir, `${prefix}-${process.pid}-${randomBytes(8).toString('hex')}`);
+    return freshTmpPath(this.tmpDir, prefix);
   }
 
   async has(sha256: string): Promise<boolean> {
