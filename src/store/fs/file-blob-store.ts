@@ -2,7 +2,6 @@
  * The blob store on the local filesystem: blobs/sha256/ab/cd/<sha256>. A blob is written to tmp/, fsynced
  * and renamed into place, so a blob path either does not exist or holds the whole, verified content.
  */
-import { randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { access, mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
