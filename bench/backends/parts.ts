@@ -1,8 +1,9 @@
 /**
  * The backends section's measurements, each on both larders in the same run, samples interleaved: a warm
  * project page (JSON and HTML, gzip), the small cached wheel (wrk), a large file's first (cold) download
- * and its cached copy streamed with curl. The PostgreSQL + S3 larder is the figure, the LMDB + files one
- * its reference. Each part first checks that every larder answers from its cache with the right bytes.
+ * and its cached copy streamed with curl and read in 64 KiB ranges (wrk). The PostgreSQL + S3 larder is
+ * the figure, the LMDB + files one its reference. Each part first checks that every larder answers from
+ * its cache with the right bytes.
  */
 import type { FileInfo } from '../lib/file-info.js';
 import { curlDiscard, HTML_ACCEPT, PIP_ACCEPT, PIP_ENCODING } from '../lib/http.js';
@@ -65,7 +66,7 @@ async function wrkFigure(ctx: BackendsContext, knobs: BackendsKnobs, sides: [Sid
     return sample;
   });
   const rps = (xs: Sample[]) => xs.map((x) => x.requestsPerSec);
-  const notes = `${wrkNotes(s3, fs)}; S3 requests per request ${fmt(median(perRequest))}`;
+  const notes = `S3 requests per request ${fmt(median(perRequest))}; ${wrkNotes(s3, fs)}`;
   ctx.figures.push(figure(id, name, 'req/s', series(sides[1].name, rps(s3), s3.map(slim)), series(sides[0].name, rps(fs), fs.map(slim)), [], { notes }));
   ctx.log(`  ${sides[1].name} ${fmt(median(rps(s3)))} req/s, ${sides[0].name} ${fmt(median(rps(fs)))} req/s; ${notes.split('. S3 =')[0]}`);
 }
@@ -165,4 +166,13 @@ export async function largeFile(ctx: BackendsContext, knobs: BackendsKnobs, side
     }),
   );
   ctx.log(`backends: cached ${size}: ${sides[1].name} ${fmt(median(mbps(s3)))} MB/s, ${sides[0].name} ${fmt(median(mbps(fs)))} MB/s`);
+
+  // Too large for larder's in-memory cache of small files: every request is a (ranged) read of the backend.
+  const range = { Range: 'bytes=0-65535' };
+  for (const side of sides) {
+    const r = await curlDiscard(`${side.larder.url}${larderPath(f)}`, range);
+    expect(r.status === 206 && r.bytes === 65_536 && r.cache === 'hit', `${side.name}: a 64 KiB range of the cached ${f.filename} ${JSON.stringify(r)}`);
+  }
+  ctx.log(`backends: 64 KiB ranges of the cached ${size} file, wrk -c${knobs.connections} × ${knobs.reps} each`);
+  await wrkFigure(ctx, knobs, sides, larderPath(f), range, 'backends_range_rps', `64 KiB Range requests of the cached ${size} file, ${knobs.connections} conns`);
 }
