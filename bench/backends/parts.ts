@@ -55,7 +55,15 @@ function wrkNotes(s3: Sample[], fs: Sample[]): string {
 }
 
 /** Warm-up of both sides, then interleaved wrk samples; the figure is PostgreSQL + S3 against LMDB + files. */
-async function wrkFigure(ctx: BackendsContext, knobs: BackendsKnobs, sides: [Side, Side], path: string, headers: Record<string, string>, id: string, name: string) {
+async function wrkFigure(
+  ctx: BackendsContext,
+  knobs: BackendsKnobs,
+  sides: [Side, Side],
+  path: string,
+  headers: Record<string, string>,
+  id: string,
+  name: string,
+) {
   for (const side of sides) await wrkSample(side, `${side.larder.url}${path}`, headers, knobs, knobs.warmupSeconds);
   for (const side of sides) await side.backendRequests();
   const perRequest: number[] = [];
@@ -112,7 +120,15 @@ export async function smallWheel(ctx: BackendsContext, knobs: BackendsKnobs, sid
   const f = ctx.upstream.small;
   for (const side of sides) await cacheAndCheck(side, f);
   ctx.log(`backends: small cached wheel (${f.size} bytes), wrk -c${knobs.connections} × ${knobs.reps} each`);
-  await wrkFigure(ctx, knobs, sides, larderPath(f), {}, 'backends_small_wheel_rps', `small cached wheel (${(f.size / 1000).toFixed(0)} kB), ${knobs.connections} conns`);
+  await wrkFigure(
+    ctx,
+    knobs,
+    sides,
+    larderPath(f),
+    {},
+    'backends_small_wheel_rps',
+    `small cached wheel (${(f.size / 1000).toFixed(0)} kB), ${knobs.connections} conns`,
+  );
 }
 
 /**
@@ -161,9 +177,17 @@ export async function largeFile(ctx: BackendsContext, knobs: BackendsKnobs, side
   const [fs, s3] = await interleaved(knobs.reps, sides, stream);
   const mbps = (xs: { mbps: number }[]) => xs.map((x) => x.mbps);
   ctx.figures.push(
-    figure('backends_cached_large_mbps', `cached ${size} file, 1 stream (curl)`, 'MB/s', series(sides[1].name, mbps(s3), s3), series(sides[0].name, mbps(fs), fs), [], {
-      notes: `larder CPU ${fmt(median(s3.map((x) => x.larderCpu)))} vs ${fmt(median(fs.map((x) => x.larderCpu)))} cores; s3rver + PostgreSQL ${fmt(median(s3.map((x) => x.backendCpu)))} cores. ${S3_NOTE}`,
-    }),
+    figure(
+      'backends_cached_large_mbps',
+      `cached ${size} file, 1 stream (curl)`,
+      'MB/s',
+      series(sides[1].name, mbps(s3), s3),
+      series(sides[0].name, mbps(fs), fs),
+      [],
+      {
+        notes: `larder CPU ${fmt(median(s3.map((x) => x.larderCpu)))} vs ${fmt(median(fs.map((x) => x.larderCpu)))} cores; s3rver + PostgreSQL ${fmt(median(s3.map((x) => x.backendCpu)))} cores. ${S3_NOTE}`,
+      },
+    ),
   );
   ctx.log(`backends: cached ${size}: ${sides[1].name} ${fmt(median(mbps(s3)))} MB/s, ${sides[0].name} ${fmt(median(mbps(fs)))} MB/s`);
 
@@ -174,5 +198,13 @@ export async function largeFile(ctx: BackendsContext, knobs: BackendsKnobs, side
     expect(r.status === 206 && r.bytes === 65_536 && r.cache === 'hit', `${side.name}: a 64 KiB range of the cached ${f.filename} ${JSON.stringify(r)}`);
   }
   ctx.log(`backends: 64 KiB ranges of the cached ${size} file, wrk -c${knobs.connections} × ${knobs.reps} each`);
-  await wrkFigure(ctx, knobs, sides, larderPath(f), range, 'backends_range_rps', `64 KiB Range requests of the cached ${size} file, ${knobs.connections} conns`);
+  await wrkFigure(
+    ctx,
+    knobs,
+    sides,
+    larderPath(f),
+    range,
+    'backends_range_rps',
+    `64 KiB Range requests of the cached ${size} file, ${knobs.connections} conns`,
+  );
 }
