@@ -2,6 +2,7 @@
 // <module root> is the compiled src/ (bench/.build/src, plain node, no loader thread) or, under
 // `node --import tsx`, the TypeScript src/ itself. Prints `LARDER_URL <url>` once listening; SIGTERM
 // closes larder and exits normally, so `--cpu-prof` profiles get written; SIGUSR2 prints memoryUsage().
+// BENCH_LARDER_OVERRIDES (a JSON object of config keys) is merged over the bench's own settings.
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -24,6 +25,7 @@ const config = loadConfig({
     upstreamJsonApi: '' /* derived from upstream */,
     fileHosts: fileOrigin ? [fileOrigin] : [],
     logLevel: process.env.BENCH_LARDER_LOG ?? 'warn',
+    ...JSON.parse(process.env.BENCH_LARDER_OVERRIDES || '{}'),
   },
 });
 const larder = await createLarder(config);

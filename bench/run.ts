@@ -19,6 +19,7 @@ import { figure, fmt, median, series, table, type Figure } from './lib/report.js
 import { WRK, wrk, type WrkResult } from './lib/wrk.js';
 import type { FileInfo, UpstreamReady } from './upstream-child.js';
 import { scaleSection } from './sections/scale.js';
+import { backendsSection } from './sections/backends.js';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const REPO = dirname(BENCH);
@@ -83,7 +84,13 @@ async function buildLarder(): Promise<void> {
   moduleRoot = join(out, 'src');
 }
 
-async function startLarder(label: string, profile = false, dataDir?: string): Promise<LarderProc> {
+/** Extra config keys for one larder (passed as BENCH_LARDER_OVERRIDES) and extra environment (e.g. AWS_*). */
+interface LarderOptions {
+  overrides?: Record<string, unknown>;
+  env?: Record<string, string>;
+}
+
+async function startLarder(label: string, profile = false, dataDir?: string, options: LarderOptions = {}): Promise<LarderProc> {
   const data = dataDir ?? (await mkdtemp(join(tmp, `data-${label}-`)));
   const args: string[] = [];
   if (profile) {
@@ -95,7 +102,8 @@ async function startLarder(label: string, profile = false, dataDir?: string): Pr
   args.push(...(env.BENCH_LARDER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean));
   if (USE_TSX) args.push('--import', 'tsx');
   args.push(join(BENCH, 'larder-child.mjs'), moduleRoot, data, upstream.url, upstream.fileOrigin);
-  const child = track(spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const childEnv = { ...env, ...options.env, ...(options.overrides ? { BENCH_LARDER_OVERRIDES: JSON.stringify(options.overrides) } : {}) };
+  const child = track(spawn(process.execPath, args, { cwd: REPO, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
   const out = createWriteStream(join(tmp, `larder-${label}.log`));
   out.on('error', () => {});
   child.stdout!.pipe(out, { end: false });
@@ -648,6 +656,7 @@ async function main(): Promise<void> {
     ['big', () => bigFiles(larder, nginx)],
     ['root', () => rootPages(larder, nginx)],
     ['scale', () => scaleSection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
+    ['backends', () => backendsSection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
   ];
   const busy: Record<string, number> = {};
   for (const [name, section] of sections) {
