@@ -83,7 +83,9 @@ const CHUNK = 1 << 20;
  * (A read stream allocates a new buffer per chunk, and collecting them costs more than the copying.)
  */
 function pumpFile(res: ServerResponse, handle: FileHandle, { path, start, end }: FileSlice): void {
-  const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
+  // A short slice (a range request) needs no more than its own length.
+  const size = Math.min(CHUNK, end - start + 1);
+  const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
   const inFlight: (Promise<void> | null)[] = [null, null];
   const written = (buffer: Buffer) => new Promise<void>((resolve, reject) => res.write(buffer, (err) => (err ? reject(err) : resolve())));
   void (async () => {
