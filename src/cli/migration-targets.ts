@@ -8,7 +8,7 @@ import { UsageError } from './args.js';
 import { FileBlobStore } from '../store/fs/file-blob-store.js';
 import { openStorage } from '../store/local/open-storage.js';
 import { openPostgres } from '../store/postgres/open-postgres.js';
-import { S3BlobStore } from '../store/s3/s3-blob-store.js';
+import { openS3Blobs } from '../store/open-backends.js';
 import { parseBlobStore } from '../config/backend-settings.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { IndexStore } from '../store/index-store.js';
@@ -54,13 +54,7 @@ function localDir(url: string, data: string, flag: string): string {
 async function openBlobs(options: MigrationTargetOptions, url: string): Promise<BlobStore> {
   if (url.startsWith('s3://')) {
     parseBlobStore(url, '--blobs');
-    const blobs = new S3BlobStore({
-      location: url,
-      endpoint: options.s3Endpoint ?? undefined,
-      region: options.s3Region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-      dataDir: options.data,
-      redirect: false,
-    });
+    const blobs = openS3Blobs({ blobStore: url, s3Endpoint: options.s3Endpoint, s3Region: options.s3Region, data: options.data, s3Redirect: false });
     await blobs.init();
     return blobs;
   }

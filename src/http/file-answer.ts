@@ -91,7 +91,7 @@ export async function storedFileAnswer(
   headers.push(['Content-Length', String(end - start + 1)]);
   const status = range ? 206 : 200;
   if (request.head || body.size === 0) return { status, headers, body: null };
-  const direct = await body.directUrl();
+  const direct = body.directUrl && (await body.directUrl());
   if (direct) return redirectAnswer(request.trace, direct);
   if (body.size > SMALL_BODY) {
     const { path } = body;

@@ -151,8 +151,8 @@ export type FileBody =
       path: string | null;
       /** Opens the bytes, or the inclusive `range`; rejects before any byte when they cannot be read. */
       read: (range?: { start: number; end: number }) => Promise<Readable>;
-      /** A URL the client may fetch the bytes from itself (object storage with redirects on), or null. */
-      directUrl: () => Promise<string | null>;
+      /** A URL the client may fetch the bytes from itself (object storage with redirects on); null: none is ever offered. */
+      directUrl: (() => Promise<string | null>) | null;
     }
   | {
       kind: 'stream';

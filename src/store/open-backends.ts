@@ -21,22 +21,24 @@ export interface BackendOptions {
 /** Hears each call to a shared backend: which backend, the operation, its time and whether it worked. */
 export type BackendObserve = (backend: 'database' | 'blobs') => (operation: string, ms: number, ok: boolean) => void;
 
+/** The S3 blob store `blobStore` names (the region, when not given: the SDK's AWS_REGION, else us-east-1). */
+export function openS3Blobs(options: Omit<BackendOptions, 'databaseUrl'> & { blobStore: string }, observe?: BackendObserve): S3BlobStore {
+  return new S3BlobStore({
+    location: options.blobStore,
+    endpoint: options.s3Endpoint ?? undefined,
+    region: options.s3Region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    dataDir: options.data,
+    redirect: options.s3Redirect,
+    observe: observe?.('blobs'),
+  });
+}
+
 export async function openBackends(options: BackendOptions, observe?: BackendObserve): Promise<Storage> {
   const local = openStorage(options.data);
   if (options.databaseUrl === null && options.blobStore === null) return local;
   try {
     const database = options.databaseUrl === null ? null : await openPostgres(options.databaseUrl, { observe: observe?.('database') });
-    const blobs =
-      options.blobStore === null
-        ? local.blobs
-        : new S3BlobStore({
-            location: options.blobStore,
-            endpoint: options.s3Endpoint ?? undefined,
-            region: options.s3Region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-            dataDir: options.data,
-            redirect: options.s3Redirect,
-            observe: observe?.('blobs'),
-          });
+    const blobs = options.blobStore === null ? local.blobs : openS3Blobs({ ...options, blobStore: options.blobStore }, observe);
     const [localDatabase, localBlobs] = local.backends as [BackendCheck, BackendCheck];
     return {
       ...local,

@@ -131,7 +131,7 @@ describe('coreMetadataFile', () => {
           etag: '"x"',
           contentType: 'text/plain',
           read: async () => createReadStream(path),
-          directUrl: async () => null,
+          directUrl: null,
         }),
       };
       const { logger, warnings } = recordingLogger();
