@@ -1,7 +1,7 @@
 /** Every setting larder has: its type, its parser and its environment variable. Defaults live in config/defaults.json. */
 import * as backends from './backend-settings.js';
 import * as policy from './policy-settings.js';
-import { ConfigError, parseDuration, type Parser } from './values.js';
+import { ConfigError, httpUrl, integerIn, optionalSize, optionalString, parseBoolean, parseDuration, parseSize, parseString, type Parser } from './values.js';
 
 export interface Config extends policy.PolicyConfig, backends.BackendConfig {
   host: string;
@@ -66,67 +66,6 @@ export type UpstreamSpecOf = policy.UpstreamSpec;
 
 export { ConfigError, parseDuration };
 
-const SIZE_UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  k: 1e3,
-  kb: 1e3,
-  m: 1e6,
-  mb: 1e6,
-  g: 1e9,
-  gb: 1e9,
-  t: 1e12,
-  tb: 1e12,
-  kib: 2 ** 10,
-  mib: 2 ** 20,
-  gib: 2 ** 30,
-  tib: 2 ** 40,
-};
-
-export function parseSize(raw: unknown, key: string): number {
-  if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw > 0) return raw;
-  const match = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw) : null;
-  const unit = match ? SIZE_UNITS[match[2]!.toLowerCase()] : undefined;
-  if (!match || unit === undefined || Number(match[1]) <= 0) {
-    throw new ConfigError(key, raw, 'a size such as 500MB, 2GiB or a number of bytes');
-  }
-  return Math.floor(Number(match[1]) * unit);
-}
-
-const parseString: Parser<string> = (raw, key) => {
-  if (typeof raw !== 'string' || raw === '') throw new ConfigError(key, raw, 'a non-empty string');
-  return raw;
-};
-
-const parseBoolean: Parser<boolean> = (raw, key) => {
-  if (typeof raw === 'boolean') return raw;
-  const text = String(raw).toLowerCase();
-  if (['true', '1', 'yes', 'on'].includes(text)) return true;
-  if (['false', '0', 'no', 'off'].includes(text)) return false;
-  throw new ConfigError(key, raw, 'true or false');
-};
-
-const integerIn =
-  (min: number, max: number): Parser<number> =>
-  (raw, key) => {
-    const value = typeof raw === 'number' ? raw : /^\s*\d+\s*$/.test(String(raw)) ? Number(raw) : NaN;
-    if (!Number.isInteger(value) || value < min || value > max) {
-      throw new ConfigError(key, raw, `an integer from ${min} to ${max}`);
-    }
-    return value;
-  };
-
-const httpUrl = (raw: unknown, key: string): string => {
-  let url: URL;
-  try {
-    url = new URL(String(raw));
-  } catch {
-    throw new ConfigError(key, raw, 'an http:// or https:// URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(key, raw, 'an http:// or https:// URL');
-  return url.toString();
-};
-
 const parseUpstream: Parser<string | null> = (raw, key) => {
   if (raw === null || String(raw).toLowerCase() === 'none' || raw === false) return null;
   const url = httpUrl(raw, key);
@@ -137,8 +76,6 @@ const parsePublicUrl: Parser<string | null> = (raw, key) => {
   if (raw === null || raw === '') return null;
   return httpUrl(raw, key).replace(/\/+$/, '');
 };
-
-const optionalString: Parser<string | null> = (raw) => (raw === null || raw === undefined || raw === '' ? null : String(raw));
 
 const parseJsonApi: Parser<string | null> = (raw, key) => {
   if (raw === null || raw === '' || raw === undefined) return '';
@@ -175,9 +112,6 @@ const parseOriginList: Parser<string[]> = (raw, key) => {
       return url.origin;
     });
 };
-
-const optionalSize: Parser<number | null> = (raw, key) =>
-  raw === null || raw === undefined || raw === '' || String(raw).toLowerCase() === 'unlimited' ? null : parseSize(raw, key);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const parseLogLevel: Parser<Config['logLevel']> = (raw, key) => {

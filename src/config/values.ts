@@ -1,4 +1,4 @@
-/** What every settings parser shares: the error for a bad value, the parser type, durations. */
+/** What every settings parser shares: the error for a bad value, the parser type, durations, sizes, strings, booleans, integers, URLs. */
 export class ConfigError extends Error {
   constructor(key: string, value: unknown, expected: string) {
     super(`invalid configuration: ${key}=${JSON.stringify(value)}; expected ${expected}`);
@@ -16,3 +16,69 @@ export function parseDuration(raw: unknown, key: string): number {
   if (!match) throw new ConfigError(key, raw, 'a duration such as 500ms, 30s, 10m, 2h or a number of seconds');
   return Math.round(Number(match[1]) * DURATION_UNITS[match[2]!.toLowerCase()]!);
 }
+
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  m: 1e6,
+  mb: 1e6,
+  g: 1e9,
+  gb: 1e9,
+  t: 1e12,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
+};
+
+export function parseSize(raw: unknown, key: string): number {
+  if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw > 0) return raw;
+  const match = typeof raw === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw) : null;
+  const unit = match ? SIZE_UNITS[match[2]!.toLowerCase()] : undefined;
+  if (!match || unit === undefined || Number(match[1]) <= 0) {
+    throw new ConfigError(key, raw, 'a size such as 500MB, 2GiB or a number of bytes');
+  }
+  return Math.floor(Number(match[1]) * unit);
+}
+
+export const parseString: Parser<string> = (raw, key) => {
+  if (typeof raw !== 'string' || raw === '') throw new ConfigError(key, raw, 'a non-empty string');
+  return raw;
+};
+
+export const parseBoolean: Parser<boolean> = (raw, key) => {
+  if (typeof raw === 'boolean') return raw;
+  const text = String(raw).toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(text)) return true;
+  if (['false', '0', 'no', 'off'].includes(text)) return false;
+  throw new ConfigError(key, raw, 'true or false');
+};
+
+export const integerIn =
+  (min: number, max: number): Parser<number> =>
+  (raw, key) => {
+    const value = typeof raw === 'number' ? raw : /^\s*\d+\s*$/.test(String(raw)) ? Number(raw) : NaN;
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new ConfigError(key, raw, `an integer from ${min} to ${max}`);
+    }
+    return value;
+  };
+
+export const httpUrl = (raw: unknown, key: string): string => {
+  let url: URL;
+  try {
+    url = new URL(String(raw));
+  } catch {
+    throw new ConfigError(key, raw, 'an http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(key, raw, 'an http:// or https:// URL');
+  return url.toString();
+};
+
+export const optionalString: Parser<string | null> = (raw) => (raw === null || raw === undefined || raw === '' ? null : String(raw));
+
+export const optionalSize: Parser<number | null> = (raw, key) =>
+  raw === null || raw === undefined || raw === '' || String(raw).toLowerCase() === 'unlimited' ? null : parseSize(raw, key);
