@@ -55,9 +55,12 @@ export async function startPostgres(): Promise<TestPostgres> {
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
     await chown(dir, uid, gid);
   }
+  // runuser is in /usr/sbin, which a PATH (such as CI's) may leave out.
+  const runuser = ['/usr/sbin/runuser', '/sbin/runuser'].find((path) => existsSync(path)) ?? 'runuser';
   const run = (command: string, args: string[]) => {
-    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
+    const [file, argv] = asRoot ? [runuser, ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
     const result = spawnSync(file, argv, { encoding: 'utf8', timeout: 60_000 });
+    if (result.error) throw new Error(`could not run ${file}: ${result.error.message}`);
     if (result.status !== 0) throw new Error(`${command} failed (${result.status ?? result.signal}): ${result.stderr || result.stdout}`);
   };
   run('initdb', ['-D', data, '-U', USER, '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
@@ -75,7 +78,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   };
   const stopAtExit = () => {
     if (running)
-      spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), [
+      spawnSync(asRoot ? runuser : join(bin, 'pg_ctl'), [
         ...(asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []),
         'stop',
         '-m',
