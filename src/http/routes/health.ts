@@ -4,6 +4,7 @@
  * 503 when one reads need is down, so a load balancer sends no traffic there.
  */
 import type Router from '@koa/router';
+import { atMost } from '../../base/at-most.js';
 import type { BackendCheck } from '../../store/backend-check.js';
 
 /** A ping that has not answered by then counts as down. */
@@ -11,18 +12,16 @@ const PING_TIMEOUT_MS = 2000;
 
 async function probe(check: BackendCheck): Promise<{ status: 'ok' | 'down'; ms: number; error?: string }> {
   const started = performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([check.ping(), timeout]);
-    return { status: 'ok', ms: Math.round((performance.now() - started) * 100) / 100 };
-  } catch (err) {
-    return { status: 'down', ms: Math.round(performance.now() - started), error: (err as Error).message };
-  } finally {
-    clearTimeout(timer);
-  }
+  const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+  const answer = await atMost(
+    check.ping().then(
+      () => null,
+      (err: Error) => err.message,
+    ),
+    PING_TIMEOUT_MS,
+    () => `no answer within ${PING_TIMEOUT_MS} ms`,
+  );
+  return answer === null ? { status: 'ok', ms: elapsed() } : { status: 'down', ms: elapsed(), error: answer };
 }
 
 export function registerHealthRoutes(router: Router, checks: readonly BackendCheck[]): void {

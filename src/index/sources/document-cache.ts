@@ -14,7 +14,7 @@ import type { CachedDocument } from '../../store/records.js';
 import { documentLabel, type CachedDocumentId, type UpstreamDocumentStore } from '../../store/upstream-document-store.js';
 import type { CacheState, SourceTrace } from '../../model/documents.js';
 import type { CacheEvents } from './cache-events.js';
-import { atMost } from './at-most.js';
+import { atMost } from '../../base/at-most.js';
 import { offlineNotCached } from './cached-files.js';
 import type { Fetched, Validators } from './upstream-source.js';
 

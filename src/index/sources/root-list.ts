@@ -13,7 +13,7 @@ import type { RootListRecord } from '../../store/records.js';
 import type { UpstreamDocumentStore } from '../../store/upstream-document-store.js';
 import type { ProjectListBatch, ProjectListEntry } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
-import { atMost } from './at-most.js';
+import { atMost } from '../../base/at-most.js';
 import type { UpstreamSource } from './upstream-source.js';
 
 /** The list is written in batches of about this size; the disk's reserve is checked before each. */
