@@ -8,6 +8,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { link, rm, utimes } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { blobsOfFile } from '../store/blob-references.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { CachedFileIndex } from '../store/cached-file-index.js';
 import type { IndexReads } from '../store/index-store.js';
@@ -41,11 +42,7 @@ export function wantedBlobs(index: IndexReads, cachedFiles: CachedFileIndex): Wa
       known.size ??= size;
     } else wanted.set(sha256, { sha256, size, private: isPrivate });
   };
-  for (const f of index.allFiles()) {
-    want(f.sha256, f.size, true);
-    if (f.metadataSha256) want(f.metadataSha256, null, true);
-    if (f.signatureSha256) want(f.signatureSha256, null, true);
-  }
+  for (const f of index.allFiles()) for (const blob of blobsOfFile(f)) want(blob.sha256, blob.size, true);
   for (const { record } of cachedFiles.entries()) want(record.sha256, record.size, false);
   return [...wanted.values()];
 }
