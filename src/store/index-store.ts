@@ -1,10 +1,20 @@
 /**
  * The private index: projects, releases, files, removed (reserved) file names, users, tokens, roles (inside
- * project records), allowed names, the global serial and the changelog. Every change is one transaction
- * that also takes the next serial and appends a changelog entry, so a crash leaves all of a change or none.
- * Reads are synchronous (served from the store or from a per-node view of it); writes resolve once durable.
+ * project records), allowed names, logged-out web sessions, the global serial and the changelog. Every
+ * change is one transaction that also takes the next serial and appends a changelog entry, so a crash
+ * leaves all of a change or none. Reads are synchronous (served from the store or from a per-node view of it); writes resolve once durable.
  */
-import type { AllowedName, ChangelogEntry, DeletedFilename, FileRecord, ProjectRecord, ReleaseRecord, TokenRecord, UserRecord } from './records.js';
+import type {
+  AllowedName,
+  ChangelogEntry,
+  DeletedFilename,
+  EndedSession,
+  FileRecord,
+  ProjectRecord,
+  ReleaseRecord,
+  TokenRecord,
+  UserRecord,
+} from './records.js';
 
 export type PublishResult =
   | { outcome: 'created'; serial: number; newProject: boolean }
@@ -40,6 +50,8 @@ export interface IndexReads {
   /** Every token, or those of `user`. */
   listTokens(user?: string): TokenRecord[];
   isNameAllowed(name: string): boolean;
+  /** Was the web session of this id logged out (on any node)? */
+  isSessionEnded(id: string): boolean;
 }
 
 /** Every record of one consistent snapshot (for `larder export`); blocks no writer. */
@@ -89,6 +101,8 @@ export interface IndexStore extends IndexReads {
   putToken(token: TokenRecord): Promise<void>;
   removeToken(id: string): Promise<boolean>;
   allowName(name: string, by: string | null): Promise<void>;
+  /** Records a logout, and forgets the logouts of sessions that ended by `now` (ms). No serial: not a change of the index. */
+  endSession(session: EndedSession, now: number): Promise<void>;
   /** Runs the synchronous `fn` against one consistent snapshot of every record. */
   readSnapshot<T>(fn: (snapshot: IndexSnapshot) => T): T;
   /** Runs the synchronous `fn` as one transaction: all of its writes or none. */

@@ -65,6 +65,12 @@ export interface TokenRecord {
   createdAt: string;
 }
 
+/** A web session logged out before its end: its id is refused until `until` (ms), when the session would end anyway. */
+export interface EndedSession {
+  id: string;
+  until: number;
+}
+
 export type ChangeAction =
   | 'create project'
   | 'add file'

@@ -65,7 +65,7 @@ export function registerAccountRoutes(router: Router, web: WebContext): void {
   };
 
   router.post('/account/logout/', formBody, async (ctx) => {
-    web.signer.end(await checkedSession(ctx));
+    await web.signer.end(await checkedSession(ctx));
     ctx.append('Set-Cookie', sessionCookie('', 0, secure(ctx)));
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 303;

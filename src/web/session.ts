@@ -1,16 +1,17 @@
 /**
  * Web sessions and form tokens. A session is a signed cookie (HMAC-SHA256 with a key kept in the data
  * directory), HttpOnly and SameSite=Strict, naming the user, the moment it ends and a fingerprint of the
- * user's record: removing the user or changing the password ends every session. Each form carries a token
- * derived from the session (or, for HTTP Basic logins, from the user), so a forged POST cannot supply it.
+ * user's record: removing the user or changing the password ends every session. A logout is recorded in the
+ * index store, so that a kept copy of the cookie is refused after a restart and by every node sharing the
+ * store. Each form carries a token derived from the session (or, for HTTP Basic logins, from the user), so
+ * a forged POST cannot supply it.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { LRUCache } from 'lru-cache';
 import { join } from 'node:path';
 import type { Identity } from '../auth/authenticator.js';
 import type { Clock } from '../base/clock.js';
-import type { IndexReads } from '../store/index-store.js';
+import type { IndexStore } from '../store/index-store.js';
 import type { UserRecord } from '../store/records.js';
 
 export const SESSION_COOKIE = 'larder_session';
@@ -32,6 +33,8 @@ export interface WebSession {
   identity: Identity;
   /** Present when the identity came from the session cookie (not from HTTP Basic). */
   nonce: string | null;
+  /** When the cookie's session ends (ms); null for HTTP Basic. */
+  endsAt: number | null;
 }
 
 /** The key file, created with a random key on first use (0600). */
@@ -54,12 +57,9 @@ function fingerprint(user: UserRecord): string {
 }
 
 export class SessionSigner {
-  /** Sessions logged out before their end (their random ids), the most recent 100,000. */
-  private readonly ended = new LRUCache<string, true>({ max: 100_000 });
-
   constructor(
     private readonly key: Buffer,
-    private readonly users: Pick<IndexReads, 'getUser'>,
+    private readonly users: Pick<IndexStore, 'getUser' | 'isSessionEnded' | 'endSession'>,
     private readonly clock: Clock,
   ) {}
 
@@ -94,15 +94,15 @@ export class SessionSigner {
     } catch {
       return null;
     }
-    if (typeof payload.e !== 'number' || payload.e <= this.clock.now() || this.ended.has(String(payload.n))) return null;
+    if (typeof payload.e !== 'number' || payload.e <= this.clock.now() || this.users.isSessionEnded(String(payload.n))) return null;
     const record = typeof payload.u === 'string' ? this.users.getUser(payload.u) : undefined;
     if (!record || fingerprint(record) !== payload.f) return null;
-    return { identity: { user: record.name, admin: record.admin, tokenProjects: null, viaToken: false }, nonce: String(payload.n) };
+    return { identity: { user: record.name, admin: record.admin, tokenProjects: null, viaToken: false }, nonce: String(payload.n), endsAt: payload.e };
   }
 
-  /** Logs a session out: its cookie is refused from now on, even if someone kept a copy (in this process). */
-  end(session: WebSession): void {
-    if (session.nonce) this.ended.set(session.nonce, true);
+  /** Logs a session out: its cookie is refused from now on, even where someone kept a copy. */
+  async end(session: WebSession): Promise<void> {
+    if (session.nonce && session.endsAt !== null) await this.users.endSession({ id: session.nonce, until: session.endsAt }, this.clock.now());
   }
 
   /** The token every form of this session carries. */

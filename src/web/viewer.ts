@@ -17,7 +17,7 @@ export async function whoIsLooking(ctx: Context, signer: SessionSigner, authenti
   let session = signer.verify(ctx.cookies.get(SESSION_COOKIE));
   if (!session) {
     const identity = await identify(ctx, authenticator);
-    if (identity) session = { identity, nonce: null };
+    if (identity) session = { identity, nonce: null, endsAt: null };
   }
   if (!session) return { session: null, viewer: ANONYMOUS };
   return { session, viewer: { user: session.identity.user, formToken: signer.formToken(session), viaBasic: session.nonce === null } };

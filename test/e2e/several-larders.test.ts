@@ -146,7 +146,7 @@ describe('several larders on one database and one bucket', () => {
     assert.equal(res.status, 200, res.text);
   });
 
-  test('a web login on A is a session on B (LARDER_SESSION_SECRET)', async () => {
+  test('a web login on A is a session on B (LARDER_SESSION_SECRET), and a logout on B ends it on A', async () => {
     const res = await fetch(`${a.url}/account/login/`, {
       method: 'POST',
       body: new URLSearchParams({ username: 'alice', password: 'alice-password-1', next: '/help/' }),
@@ -156,6 +156,17 @@ describe('several larders on one database and one bucket', () => {
     const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0]!;
     const page = await (await fetch(`${b.url}/help/`, { headers: { Cookie: cookie } })).text();
     assert.ok(page.includes('Logged in as <strong>alice</strong>'), 'B accepts the session A signed');
+    const out = await fetch(`${b.url}/account/logout/`, {
+      method: 'POST',
+      headers: { Cookie: cookie },
+      body: new URLSearchParams({ csrf: /name="csrf" value="([^"]+)"/.exec(page)![1]! }),
+      redirect: 'manual',
+    });
+    assert.equal(out.status, 303);
+    await within(1000, 'A refuses the cookie logged out on B', async () => {
+      const again = await (await fetch(`${a.url}/help/`, { headers: { Cookie: cookie } })).text();
+      return !again.includes('Logged in as');
+    });
   });
 
   test('the same file name uploaded to A and B at once: exactly one wins, and both serve its bytes', async () => {

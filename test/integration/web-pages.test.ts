@@ -217,6 +217,33 @@ describe('web pages', () => {
     const tampered = await (await fetch(`${server.url}/help/`, { headers: { Cookie: `${later}x` } })).text();
     assert.ok(!tampered.includes('Logged in as'));
   });
+
+  test('a logout outlives a restart; a session still logged in does too', async () => {
+    const restartable = await startLarder({}, undefined, { clock });
+    let again: TestLarder | undefined;
+    try {
+      await restartable.addUser('carol', 'carol-password');
+      const loggedOut = cookieOf(await login(restartable.url, 'carol', 'carol-password'));
+      const stillIn = cookieOf(await login(restartable.url, 'carol', 'carol-password'));
+      const page = await (await fetch(`${restartable.url}/help/`, { headers: { Cookie: loggedOut } })).text();
+      const out = await fetch(`${restartable.url}/account/logout/`, {
+        method: 'POST',
+        headers: { Cookie: loggedOut },
+        body: new URLSearchParams({ csrf: formToken(page) }),
+        redirect: 'manual',
+      });
+      assert.equal(out.status, 303);
+      await restartable.stop();
+      again = await startLarder({}, restartable.data, { clock });
+      const replayed = await (await fetch(`${again.url}/help/`, { headers: { Cookie: loggedOut } })).text();
+      assert.ok(!replayed.includes('Logged in as'), 'the logged-out cookie is refused after the restart');
+      const kept = await (await fetch(`${again.url}/help/`, { headers: { Cookie: stillIn } })).text();
+      assert.ok(kept.includes('Logged in as <strong>carol</strong>'), 'the other session of the same user goes on');
+    } finally {
+      await again?.stop();
+      await restartable.close();
+    }
+  });
 });
 
 describe('web login limits', () => {

@@ -1,7 +1,8 @@
 /**
  * The private index's LMDB databases and their keys: projects by name, releases by [project, version],
  * files and removed file names by [project, filename], users by name, tokens by hash, allowed names by
- * name, the changelog by serial and the serial under 'serial' in counters. Reads, and the single-record
+ * name, logged-out web sessions by id (→ when they end), the changelog by serial and the serial under
+ * 'serial' in counters. Reads, and the single-record
  * writes that must run inside a write transaction (`LmdbIndexStore` opens them).
  */
 import type { Database, RootDatabase } from 'lmdb';
@@ -34,6 +35,8 @@ export class IndexDatabases implements IndexImport {
   protected readonly changelog: Database<ChangelogEntry, number>;
   protected readonly counters: Database<number, string>;
   protected readonly allowedNames: Database<{ by: string | null; at: string }, string>;
+  /** Session id → when the session ends (ms). */
+  protected readonly endedSessions: Database<number, string>;
 
   constructor(protected readonly root: RootDatabase) {
     this.projects = root.openDB({ name: 'projects' });
@@ -45,6 +48,7 @@ export class IndexDatabases implements IndexImport {
     this.changelog = root.openDB({ name: 'changelog' });
     this.counters = root.openDB({ name: 'counters' });
     this.allowedNames = root.openDB({ name: 'allowed-names' });
+    this.endedSessions = root.openDB({ name: 'ended-sessions' });
   }
 
   lastSerial(): number {
@@ -119,6 +123,10 @@ export class IndexDatabases implements IndexImport {
 
   isNameAllowed(name: string): boolean {
     return this.allowedNames.get(name) !== undefined;
+  }
+
+  isSessionEnded(id: string): boolean {
+    return this.endedSessions.get(id) !== undefined;
   }
 
   // Single-record writes: only inside a write transaction.

@@ -4,7 +4,7 @@
  */
 import type { RootDatabase } from 'lmdb';
 import type { IndexImport, IndexSnapshot, IndexStore, PublishInput, PublishResult } from '../index-store.js';
-import type { FileRecord, TokenRecord, UserRecord } from '../records.js';
+import type { EndedSession, FileRecord, TokenRecord, UserRecord } from '../records.js';
 import { IndexDatabases } from './index-databases.js';
 
 export class LmdbIndexStore extends IndexDatabases implements IndexStore {
@@ -158,5 +158,12 @@ export class LmdbIndexStore extends IndexDatabases implements IndexStore {
 
   async allowName(name: string, by: string | null): Promise<void> {
     this.transaction(() => this.putAllowedName({ name, by, at: new Date().toISOString() }));
+  }
+
+  async endSession(session: EndedSession, now: number): Promise<void> {
+    this.transaction(() => {
+      for (const { key, value } of this.endedSessions.getRange()) if (value <= now) this.endedSessions.removeSync(key);
+      this.endedSessions.putSync(session.id, session.until);
+    });
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Reads of the private index's tables for the in-memory view: everything (a full reload), or the parts a
  * set of revision scopes names. Run inside one snapshot so that what is loaded belongs together.
- * Scopes: `project:<name>`, `user:<name>`, `token:<hash>`, `allowed:<name>`.
+ * Scopes: `project:<name>`, `user:<name>`, `token:<hash>`, `allowed:<name>`, `session:<id>`.
  */
 import type { AllowedName, TokenRecord, UserRecord } from '../records.js';
 import { emptyPart, type IndexState, type IndexUpdate, type ProjectPart } from './index-view.js';
@@ -59,6 +59,11 @@ async function loadAllowed(sql: Queryable, names: string[] | null): Promise<Map<
   );
 }
 
+async function loadEndedSessions(sql: Queryable, ids: string[] | null): Promise<Map<string, number>> {
+  const rows = await rowsOf(sql, 'ended_sessions', 'id', ids);
+  return new Map(rows.map((row) => [String(row.id), Number(row.until)]));
+}
+
 async function loadSerial(sql: Queryable): Promise<number> {
   const [row] = await select(sql, "SELECT value FROM counters WHERE name = 'serial'");
   return Number(row?.value ?? 0);
@@ -75,6 +80,7 @@ export async function loadIndex(sql: Queryable): Promise<IndexState> {
     users: await loadUsers(sql, null),
     tokens: await loadTokens(sql, null),
     allowed: await loadAllowed(sql, null),
+    endedSessions: await loadEndedSessions(sql, null),
     changelog: await loadChanges(sql, 0),
     serial: await loadSerial(sql),
   };
@@ -90,10 +96,12 @@ export async function loadIndexUpdate(sql: Queryable, scopes: Set<string>, seria
   const userNames = keysOf(scopes, 'user');
   const tokenHashes = keysOf(scopes, 'token');
   const allowedNames = keysOf(scopes, 'allowed');
+  const sessionIds = keysOf(scopes, 'session');
   const projects = projectNames.length ? await loadParts(sql, projectNames) : new Map<string, ProjectPart>();
   const users = userNames.length ? await loadUsers(sql, userNames) : new Map<string, UserRecord>();
   const tokens = tokenHashes.length ? await loadTokens(sql, tokenHashes) : new Map<string, TokenRecord>();
   const allowed = allowedNames.length ? await loadAllowed(sql, allowedNames) : new Map<string, AllowedName>();
+  const endedSessions = sessionIds.length ? await loadEndedSessions(sql, sessionIds) : new Map<string, number>();
   const changes = await loadChanges(sql, serial);
   const newSerial = await loadSerial(sql);
   const withMissing = <V>(found: Map<string, V>, keys: string[]) => new Map<string, V | undefined>(keys.map((key) => [key, found.get(key)]));
@@ -102,6 +110,7 @@ export async function loadIndexUpdate(sql: Queryable, scopes: Set<string>, seria
     users: withMissing(users, userNames),
     tokens: withMissing(tokens, tokenHashes),
     allowed: withMissing(allowed, allowedNames),
+    endedSessions: withMissing(endedSessions, sessionIds),
     changes,
     serial: newSerial,
   };

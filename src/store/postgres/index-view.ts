@@ -1,7 +1,7 @@
 /**
  * A node's in-memory view of the private index kept in PostgreSQL: the synchronous reads of `IndexReads`
  * and snapshots, served from maps. The replica replaces whole parts of it (a project with its releases,
- * files and removed names; a user; a token; an allowed name) in one synchronous step, so a reader never
+ * files and removed names; a user; a token; an allowed name; a logged-out session) in one synchronous step, so a reader never
  * sees half of a change. Records are frozen: they are shared by every reader.
  */
 import type { IndexReads, IndexSnapshot } from '../index-store.js';
@@ -22,6 +22,8 @@ export interface IndexState {
   /** By hash. */
   tokens: Map<string, TokenRecord>;
   allowed: Map<string, AllowedName>;
+  /** Logged-out session id → when the session ends (ms). */
+  endedSessions: Map<string, number>;
   /** Ascending by serial. */
   changelog: ChangelogEntry[];
   serial: number;
@@ -33,13 +35,22 @@ export interface IndexUpdate {
   users: Map<string, UserRecord | undefined>;
   tokens: Map<string, TokenRecord | undefined>;
   allowed: Map<string, AllowedName | undefined>;
+  endedSessions: Map<string, number | undefined>;
   changes: ChangelogEntry[];
   serial: number;
 }
 
 export const emptyPart = (): ProjectPart => ({ record: undefined, releases: new Map(), files: new Map(), deleted: new Map() });
 
-export const emptyState = (): IndexState => ({ projects: new Map(), users: new Map(), tokens: new Map(), allowed: new Map(), changelog: [], serial: 0 });
+export const emptyState = (): IndexState => ({
+  projects: new Map(),
+  users: new Map(),
+  tokens: new Map(),
+  allowed: new Map(),
+  endedSessions: new Map(),
+  changelog: [],
+  serial: 0,
+});
 
 const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -70,6 +81,7 @@ export class IndexView implements IndexReads {
     for (const [name, user] of update.users) setOrDelete(state.users, name, user);
     for (const [hash, token] of update.tokens) setOrDelete(state.tokens, hash, token);
     for (const [name, allowed] of update.allowed) setOrDelete(state.allowed, name, allowed);
+    for (const [id, until] of update.endedSessions) setOrDelete(state.endedSessions, id, until);
     const last = state.changelog.at(-1)?.serial ?? 0;
     for (const change of update.changes) if (change.serial > last) state.changelog.push(change);
     state.serial = update.serial;
@@ -87,6 +99,7 @@ export class IndexView implements IndexReads {
       users: new Map(state.users),
       tokens: new Map(state.tokens),
       allowed: new Map(state.allowed),
+      endedSessions: new Map(state.endedSessions),
       changelog: [...state.changelog],
       serial: state.serial,
     };
@@ -176,6 +189,10 @@ export class IndexView implements IndexReads {
 
   isNameAllowed(name: string): boolean {
     return this.state.allowed.has(name);
+  }
+
+  isSessionEnded(id: string): boolean {
+    return this.state.endedSessions.has(id);
   }
 
   /** Every record, in key order; valid until the view next changes (use it synchronously). */

@@ -131,6 +131,15 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    sql: `
+      CREATE TABLE ended_sessions (
+        id text PRIMARY KEY,
+        until bigint NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Applies the steps this database lacks; refuses a database migrated by a newer larder. */

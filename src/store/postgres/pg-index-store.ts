@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import type { IndexImport, IndexSnapshot, IndexStore, PublishInput, PublishResult } from '../index-store.js';
-import type { FileRecord, TokenRecord, UserRecord } from '../records.js';
+import type { EndedSession, FileRecord, TokenRecord, UserRecord } from '../records.js';
 import { loadIndex, loadIndexUpdate } from './index-loader.js';
 import * as write from './index-sql.js';
 import { IndexView } from './index-view.js';
@@ -205,6 +205,14 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
     return this.write('allow-name', async (tx) => {
       await write.putAllowedName(tx, { name, by, at: this.time() });
       return { result: undefined, scopes: [`allowed:${name}`] };
+    });
+  }
+
+  endSession(session: EndedSession, now: number): Promise<void> {
+    return this.write('end-session', async (tx) => {
+      const forgotten = await select(tx, 'DELETE FROM ended_sessions WHERE until <= $1 RETURNING id', [now]);
+      await tx.query('INSERT INTO ended_sessions (id, until) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [session.id, session.until]);
+      return { result: undefined, scopes: [session.id, ...forgotten.map((row) => String(row.id))].map((id) => `session:${id}`) };
     });
   }
 

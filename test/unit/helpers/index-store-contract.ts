@@ -146,6 +146,22 @@ export function indexStoreContract(name: string, open: StorageFactory): void {
       assert.equal(store.isFilenameDeleted('whole', 'whole-0.1.tar.gz'), true);
     });
 
+    test('logged-out sessions are recorded without a serial, and forgotten once they would have ended', async () => {
+      const store = storage().index;
+      const serial = store.lastSerial();
+      assert.equal(store.isSessionEnded('session-a'), false);
+      await store.endSession({ id: 'session-a', until: 1_000 }, 0);
+      await store.endSession({ id: 'session-b', until: 5_000 }, 500);
+      await store.endSession({ id: 'session-b', until: 5_000 }, 600);
+      assert.ok(store.isSessionEnded('session-a'));
+      assert.ok(store.isSessionEnded('session-b'));
+      await store.endSession({ id: 'session-c', until: 9_000 }, 1_000);
+      assert.equal(store.isSessionEnded('session-a'), false, 'a session past its end needs no record');
+      assert.ok(store.isSessionEnded('session-b'));
+      assert.ok(store.isSessionEnded('session-c'));
+      assert.equal(store.lastSerial(), serial);
+    });
+
     test('removing a project removes its releases and files but keeps the serial counter', async () => {
       const store = storage().index;
       const before = store.lastSerial();
