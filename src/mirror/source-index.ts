@@ -62,7 +62,7 @@ export class SourceIndex implements MirrorIndex {
       await this.options.settle();
       body = await this.source.openFile(name, file.filename, 'file');
     }
-    if (body?.kind !== 'stored' || body.path === null) return null;
-    return parseCoreMetadata((await readWheelMetadata(body.path, file.filename)).toString('utf8')).requires_dist ?? [];
+    if (body?.kind !== 'stored') return null;
+    return parseCoreMetadata((await readWheelMetadata(body.path ?? body, file.filename)).toString('utf8')).requires_dist ?? [];
   }
 }

@@ -1,13 +1,15 @@
 /**
  * Looking inside an uploaded distribution (Warehouse `_is_valid_dist_file` and the METADATA extraction):
  * the archive must be sound, and a wheel's `*.dist-info/METADATA` is returned byte for byte for PEP 658.
- * Archives are streamed or read through their central directory; no archive is ever held in memory.
+ * Archives are streamed or read through their central directory; no archive is ever held in memory. A
+ * wheel kept elsewhere (object storage) is read the same way, by ranges: its end, its central directory,
+ * then the one entry.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Transform } from 'node:stream';
+import { PassThrough, type Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import type { Entry, ZipFile } from 'yauzl';
+import type { Entry, RandomAccessReader, ZipFile } from 'yauzl';
 import { lazyRequire } from '../base/lazy-require.js';
 
 const tarStream = () => lazyRequire('tar-stream') as typeof import('tar-stream');
@@ -28,18 +30,21 @@ const invalidDist = (detail: string) => new LarderError('invalid_distribution', 
 const ratioExceeded = () => invalidDist(`File exceeds compression ratio of ${COMPRESSION_RATIO_THRESHOLD}`);
 const zipNotAccepted = (err: unknown) => invalidDist(`ZIP archive not accepted: ${err instanceof Error ? err.message : String(err)}`);
 
+/** An archive to look inside: a file on this machine, or bytes read by (inclusive) ranges. */
+export type ArchiveBytes = string | { size: number; read: (range: { start: number; end: number }) => Promise<Readable> };
+
 /**
  * The exact bytes of the wheel's `{name}-{version}.dist-info/METADATA`, name and version as written in
  * the filename; when that is absent, the only `*.dist-info/METADATA` in the wheel, if there is exactly one.
  */
-export async function readWheelMetadata(path: string, filename: string): Promise<Buffer> {
+export async function readWheelMetadata(wheel: ArchiveBytes, filename: string): Promise<Buffer> {
   const [namePart = '', versionPart = ''] = filename.replace(/\.whl$/i, '').split('-');
   const expectedDir = `${namePart}-${versionPart}.dist-info`;
   const names = new Set<string>();
   const metadataEntries = new Map<string, Entry>();
 
   return withZip(
-    path,
+    wheel,
     (entry) => {
       if (/^[^/]+\.dist-info\/(METADATA|WHEEL)$/.test(entry.fileName)) names.add(entry.fileName);
       if (/^[^/]+\.dist-info\/METADATA$/.test(entry.fileName)) metadataEntries.set(entry.fileName, entry);
@@ -163,10 +168,22 @@ function ratioGuard(packedSize: number): Transform {
  * Opens a zip, walks its central directory (sizes, compression methods and duplicate names checked on
  * the way), then hands the still-open zip to `finish`. The zip is always closed afterwards.
  */
-async function withZip<T>(path: string, onEntry: (entry: Entry) => void, finish: (zip: ZipFile) => Promise<T>): Promise<T> {
+async function withZip<T>(archive: ArchiveBytes, onEntry: (entry: Entry) => void, finish: (zip: ZipFile) => Promise<T>): Promise<T> {
+  const options = { lazyEntries: true, autoClose: false, validateEntrySizes: true };
+  if (typeof archive === 'string') return walkZip(() => yauzlLib().openPromise(archive, options), onEntry, finish);
+  const ranged = rangeReader(archive.read);
+  try {
+    return await walkZip(() => yauzlLib().fromRandomAccessReaderPromise(ranged.reader, archive.size, options), onEntry, finish);
+  } catch (err) {
+    // Bytes that could not be read say nothing about the archive: the read's own error is the answer.
+    throw ranged.failure() ?? err;
+  }
+}
+
+async function walkZip<T>(open: () => Promise<ZipFile>, onEntry: (entry: Entry) => void, finish: (zip: ZipFile) => Promise<T>): Promise<T> {
   let zip: ZipFile;
   try {
-    zip = await yauzlLib().openPromise(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true });
+    zip = await open();
   } catch {
     throw invalidDist('File is not a zipfile');
   }
@@ -214,4 +231,25 @@ async function readEntry(zip: ZipFile, entry: Entry, limit: number): Promise<Buf
     throw zipNotAccepted(err);
   }
   return Buffer.concat(chunks, size);
+}
+
+/** yauzl's reader over ranged reads (yauzl's `end` is exclusive, the ranges given to `read` inclusive), and the first read that failed. */
+function rangeReader(read: Exclude<ArchiveBytes, string>['read']): { reader: RandomAccessReader; failure: () => Error | null } {
+  let failed: Error | null = null;
+  const fail = (out: PassThrough) => (err: unknown) => {
+    failed ??= err instanceof Error ? err : new Error(String(err));
+    out.destroy(failed);
+  };
+  const RangeReader = class extends yauzlLib().RandomAccessReader {
+    override _readStreamForRange(start: number, end: number): Readable {
+      const out = new PassThrough();
+      if (end <= start) return out.end();
+      read({ start, end: end - 1 }).then((bytes) => {
+        bytes.once('error', fail(out));
+        bytes.pipe(out);
+      }, fail(out));
+      return out;
+    }
+  };
+  return { reader: new RangeReader(), failure: () => failed };
 }

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -33,6 +35,42 @@ describe('readWheelMetadata', () => {
       extra: { 'vendored-2.0.dist-info/METADATA': 'Name: vendored\n', 'vendored-2.0.dist-info/WHEEL': 'x' },
     });
     assert.deepEqual(await readWheelMetadata(path, 'foo_bar-1.0-py3-none-any.whl'), metadata);
+  });
+
+  it('reads a wheel kept elsewhere by ranges, without reading the rest of it', async () => {
+    const metadata = Buffer.from(metadataText('ranged', '1.0', 'Requires-Dist: dep>=2\n'));
+    // Incompressible bytes before METADATA: a reader that fetched the whole wheel would read them.
+    const path = await writeWheel(dir, 'ranged-1.0-py3-none-any.whl', { metadata, extra: { 'ranged/_data.bin': randomBytes(4 * 1024 * 1024) } });
+    const { size } = await stat(path);
+    const ranges: { start: number; end: number }[] = [];
+    const wheel = {
+      size,
+      read: async (range: { start: number; end: number }) => {
+        ranges.push(range);
+        return createReadStream(path, range);
+      },
+    };
+    assert.deepEqual(await readWheelMetadata(wheel, 'ranged-1.0-py3-none-any.whl'), metadata);
+    const read = ranges.reduce((sum, r) => sum + r.end - r.start + 1, 0);
+    assert.ok(ranges.every((r) => r.start >= 0 && r.end < size && r.start <= r.end), JSON.stringify(ranges));
+    assert.ok(read < 256 * 1024, `read ${read} of ${size} bytes`);
+  });
+
+  it('a ranged read that fails rejects with its own error, not a verdict on the wheel', async () => {
+    const path = await writeWheel(dir, 'failing-1.0-py3-none-any.whl');
+    const { size } = await stat(path);
+    let reads = 0;
+    const wheel = {
+      size,
+      read: async (range: { start: number; end: number }) => {
+        // The end and the central directory read well; the entry's bytes do not.
+        if (++reads > 2) throw new Error('the bucket is gone');
+        return createReadStream(path, range);
+      },
+    };
+    await assert.rejects(readWheelMetadata(wheel, 'failing-1.0-py3-none-any.whl'), /the bucket is gone/);
+    const broken = { size, read: async () => Promise.reject(new Error('no such bucket')) };
+    await assert.rejects(readWheelMetadata(broken, 'failing-1.0-py3-none-any.whl'), /no such bucket/);
   });
 
   it('works on stored (uncompressed) entries too', async () => {

@@ -9,7 +9,7 @@ import type { Clock } from '../../base/clock.js';
 import { formatBytes } from '../../base/units.js';
 import { LarderError, notFound } from '../../base/errors.js';
 import type { BlobStore } from '../../store/blob-store.js';
-import type { DiskSpace } from '../../store/disk-space.js';
+import { type DiskSpace, isDiskFull } from '../../store/disk-space.js';
 import type { CachedFileId, CachedFileIndex } from '../../store/cached-file-index.js';
 import type { CachedFileRecord } from '../../store/records.js';
 import { UpstreamError } from '../../upstream/client.js';
@@ -243,6 +243,7 @@ export class CachedFiles {
         await this.options.budget?.added(id, size).catch((err: Error) => this.events.storeFailed?.('cache eviction', err));
       },
       onNotKept: (reason) => {
+        if (!isDiskFull(reason)) return this.events.storeFailed?.(`file ${filename}`, reason);
         space.forget();
         this.events.diskFull?.('file', filename, reason);
       },

@@ -4,7 +4,7 @@
  */
 import { text } from 'node:stream/consumers';
 import type { Logger } from 'pino';
-import type { Release, ReleaseMetadata } from '../../model/documents.js';
+import type { FileBody, Release, ReleaseMetadata } from '../../model/documents.js';
 import type { ProjectName } from '../../model/names.js';
 import { parseCoreMetadata } from '../../upstream/json-api-from-simple.js';
 import type { IndexSource } from '../source.js';
@@ -34,12 +34,14 @@ export function coreMetadataFile(source: Pick<IndexSource, 'openFile'>, logger: 
   };
 }
 
-/** Reads the METADATA file inside a wheel on disk (the upload checks' reader, passed in). */
-export type WheelMetadataReader = (path: string, filename: string) => Promise<Buffer>;
+/** Reads the METADATA file inside a wheel, on disk or by ranges (the upload checks' reader, passed in). */
+export type WheelMetadataReader = (wheel: string | Pick<StoredBody, 'size' | 'read'>, filename: string) => Promise<Buffer>;
+
+type StoredBody = Extract<FileBody, { kind: 'stored' }>;
 
 /**
  * Reads the METADATA inside the first of the release's wheels that is already cached, for upstreams that
- * publish no `.metadata` files. It never starts a download: a wheel not on disk counts as not found.
+ * publish no `.metadata` files. It never starts a download: a wheel not yet stored counts as not found.
  */
 export function cachedWheelMetadata(source: Pick<IndexSource, 'openFile'>, readWheel: WheelMetadataReader, logger: Logger): ReleaseMetadataLookup {
   return async (name, release) => {
@@ -47,8 +49,8 @@ export function cachedWheelMetadata(source: Pick<IndexSource, 'openFile'>, readW
       if (!file.filename.endsWith('.whl')) continue;
       try {
         const body = await source.openFile(name, file.filename, 'file');
-        if (body?.kind !== 'stored' || body.path === null) continue;
-        return parseCoreMetadata((await readWheel(body.path, file.filename)).toString('utf8'));
+        if (body?.kind !== 'stored') continue;
+        return parseCoreMetadata((await readWheel(body.path ?? body, file.filename)).toString('utf8'));
       } catch (err) {
         logger.warn({ err: (err as Error).message, project: name, file: file.filename }, 'could not read the METADATA of a cached wheel');
       }

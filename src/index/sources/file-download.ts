@@ -4,10 +4,11 @@
  * behind reads the file. Only a file whose size and hash match what the page advertised is committed to
  * the blob store; a mismatch fails every client, and the last byte is held back until the file is verified.
  *
- * When the file cannot be kept (the disk is full or below its reserve, at the start or midway) the clients
- * still get it, verified, from memory — the upstream is then read no faster than the slowest client takes
- * it — and nothing is kept. Such a download takes no new clients. A download whose size is unknown, or that
- * is not being kept, is abandoned once every client has gone. Nothing partial is ever kept.
+ * When the file cannot be kept (the disk is full or below its reserve, at the start or midway, or the blob
+ * store fails the commit) the clients still get it, verified, from memory — the upstream is then read no
+ * faster than the slowest client takes it — and nothing is kept. Such a download takes no new clients. A
+ * download whose size is unknown, or that is not being kept, is abandoned once every client has gone.
+ * Nothing partial is ever kept.
  */
 import { link, open, unlink, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';

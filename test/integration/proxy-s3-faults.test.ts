@@ -1,0 +1,78 @@
+/**
+ * A bucket that fails writes while larder proxies an upstream file: the client still gets the verified
+ * file, nothing is kept, and the failure is counted and logged as a failed store write, not as a full
+ * disk (docs/storage.md). Once the bucket takes writes again, the next request keeps the file.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
+import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { eventually } from '../helpers/eventually.js';
+import { startLarder, type TestLarder } from '../helpers/larder.js';
+import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+
+let dir: string;
+let upstream: FakeUpstream;
+let s3: TestS3Server;
+let larder: TestLarder;
+let bucket: string;
+let wheel: BuiltDist;
+const savedEnv = { ...process.env };
+const sha256 = (bytes: ArrayBuffer) => createHash('sha256').update(Buffer.from(bytes)).digest('hex');
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'larder-s3-faults-'));
+  wheel = await buildWheel(join(dir, 'w'), { name: 'bucket-fault', version: '1.0', dataFile: { bytes: 200_000 } });
+  upstream = await startFakeUpstream();
+  upstream.addProject('bucket-fault', [wheel]);
+  s3 = await startS3Server();
+  bucket = await s3.createBucket();
+  // The S3 client reads credentials the standard way, from AWS_* variables.
+  process.env.AWS_ACCESS_KEY_ID = s3.credentials.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = s3.credentials.secretAccessKey;
+  larder = await startLarder({
+    upstream: upstream.url,
+    blobStore: `s3://${bucket}/larder`,
+    s3Endpoint: s3.endpoint,
+    s3Region: s3.credentials.region,
+  });
+});
+
+after(async () => {
+  await larder?.close();
+  await s3?.uncut();
+  await Promise.all([upstream?.close(), s3?.close()]);
+  process.env = savedEnv;
+  await rm(dir, { recursive: true, force: true });
+});
+
+const metric = async (name: string) => {
+  const text = await (await fetch(`${larder.url}/metrics`)).text();
+  return new RegExp(`^${name}(\\{[^}]*\\})? (\\d+)$`, 'm').exec(text)?.[2] ?? '0';
+};
+
+test('a bucket that fails the write: the file is delivered, not kept, and counted as a failed store write', async () => {
+  const url = `${larder.url}/packages/bucket-fault/${wheel.filename}`;
+  // Every PUT of a temporary object (where a blob of one part goes first) is cut off.
+  await s3.cut('PUT', '/tmp/', 0);
+  const first = await fetch(url);
+  assert.equal(first.status, 200);
+  assert.equal(sha256(await first.arrayBuffer()), wheel.sha256, 'the client gets the verified file');
+  await eventually(async () => (await metric('larder_store_failures_total')) !== '0', 'the failed write is counted', 10_000);
+  assert.equal(await metric('larder_disk_full_total'), '0', 'a failing bucket is not a full disk');
+  const objects = [...(await s3.objects(bucket)).keys()];
+  assert.ok(!objects.some((key) => key.endsWith(wheel.sha256)), `nothing is kept: ${objects.join(', ')}`);
+
+  await s3.uncut();
+  const second = await fetch(url);
+  assert.equal(sha256(await second.arrayBuffer()), wheel.sha256);
+  await eventually(async () => (await fetch(url, { method: 'HEAD' })).headers.get('x-larder-cache') === 'hit', 'kept once the bucket takes writes', 10_000);
+  const stored = await s3.objects(bucket);
+  const key = [...stored.keys()].find((k) => k.endsWith(wheel.sha256));
+  assert.ok(key, 'the blob is in the bucket');
+  assert.equal(createHash('sha256').update(stored.get(key)!).digest('hex'), wheel.sha256);
+});
