@@ -45,7 +45,7 @@ const sameList = (a: string[], b: string[]) => JSON.stringify([...a].sort()) ===
 export const sameProject = (a: ProjectRecord, b: ProjectRecord) =>
   a.displayName === b.displayName && a.createdAt === b.createdAt && sameList(a.owners, b.owners) && sameList(a.maintainers, b.maintainers);
 export const sameRelease = (a: ReleaseRecord, b: ReleaseRecord) =>
-  // Key order is not compared: a database may keep metadata (jsonb) in another order.
+  // Key order is not compared: PostgreSQL kept metadata as jsonb, in its own key order, before schema version 4.
   a.yanked === b.yanked && a.yankedReason === b.yankedReason && a.createdAt === b.createdAt && isDeepStrictEqual(a.metadata, b.metadata);
 export const sameFile = (a: FileRecord, b: FileRecord) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
 export const sameUser = (a: UserRecord, b: UserRecord) => a.passwordHash === b.passwordHash && a.admin === b.admin && a.createdAt === b.createdAt;

@@ -140,6 +140,11 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    // json keeps the text as written: jsonb reorders keys, and a release's project_urls are shown in their order.
+    version: 4,
+    sql: 'ALTER TABLE releases ALTER COLUMN metadata TYPE json USING metadata::json;',
+  },
 ];
 
 /** Applies the steps this database lacks; refuses a database migrated by a newer larder. */

@@ -95,7 +95,7 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
         await tx.query('UPDATE projects SET display_name = $1 WHERE name = $2', [p.displayName, p.name]);
       }
       await tx.query(
-        'INSERT INTO releases (project, version, metadata, created_at, yanked, yanked_reason) VALUES ($1, $2, $3::jsonb, $4, false, null) ON CONFLICT (project, version) DO NOTHING',
+        'INSERT INTO releases (project, version, metadata, created_at, yanked, yanked_reason) VALUES ($1, $2, $3::json, $4, false, null) ON CONFLICT (project, version) DO NOTHING',
         [p.name, release.version, JSON.stringify(release.metadata), now],
       );
       await write.putFile(tx, file);

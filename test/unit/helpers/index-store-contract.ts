@@ -146,6 +146,17 @@ export function indexStoreContract(name: string, open: StorageFactory): void {
       assert.equal(store.isFilenameDeleted('whole', 'whole-0.1.tar.gz'), true);
     });
 
+    test("a release's metadata comes back with its keys in the order written (project_urls are shown in it)", async () => {
+      const store = storage().index;
+      const input = publishInput('ordered-1.0-py3-none-any.whl', '1.0', 'e'.repeat(64), 'ordered');
+      const projectUrls = { Source: 'https://example.test/src', Homepage: 'https://example.test/', 'Issue tracker': 'https://example.test/issues' };
+      input.release.metadata = { version: '1.0', name: 'ordered', summary: 'x', project_urls: projectUrls };
+      assert.equal((await store.publishFile(input)).outcome, 'created');
+      const metadata = store.getRelease('ordered', '1.0')!.metadata;
+      assert.deepEqual(Object.keys(metadata), ['version', 'name', 'summary', 'project_urls']);
+      assert.deepEqual(Object.keys(metadata.project_urls as object), ['Source', 'Homepage', 'Issue tracker']);
+    });
+
     test('logged-out sessions are recorded without a serial, and forgotten once they would have ended', async () => {
       const store = storage().index;
       const serial = store.lastSerial();
