@@ -43,7 +43,7 @@ export interface ChainDeps {
   metrics: Metrics;
   space: DiskSpace;
   storage: StorageReporter;
-  budget?: { added(id: CachedFileId, size: number): Promise<void> };
+  budget?: { added(id: CachedFileId): Promise<void> };
   /** Downloads shared with the other nodes of one blob store, when there are others. */
   crossNode?: CrossNodeDownloads;
 }
@@ -97,7 +97,7 @@ export function buildUpstreamChain(spec: UpstreamSpecOf, upstreamConfig: Config,
       cacheDir: first ? join(config.data, 'cache') : join(config.data, 'cache', 'upstreams', spec.name),
       clock,
       space,
-      budget: budget && !first ? { added: (id, size) => budget.added({ ...id, project: prefix + id.project }, size) } : budget,
+      budget: budget && !first ? { added: (id) => budget.added({ ...id, project: prefix + id.project }) } : budget,
       crossNode: deps.crossNode,
     },
     first ? logger : logger.child({ upstream: spec.name }),

@@ -145,10 +145,31 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     await blobs.writeBuffer(bytes('new file'), sha('new file'));
     await onA.cachedFiles.put(fresh, record(sha('new file'), 100, 2));
     const budget = new CacheBudget(onA, 150, pino({ level: 'silent' }));
-    await budget.added(fresh, 100);
+    await budget.added(fresh);
     assert.equal(await blobs.has(sha('old file')), false, "A evicted B's least recently used file");
     await eventually(() => onB.cachedFiles.get(old) === undefined, "B's record of the evicted file is gone on B", 1000);
     assert.ok(onB.cachedFiles.get(fresh));
+  });
+
+  test("A's cache budget counts what B records: the shared total, not A's own additions", async () => {
+    const blobs = new FileBlobStore(join(dir, 'shared-budget'));
+    await blobs.init();
+    const onA = storageOf(a, 'node-a-budget', blobs);
+    const onB = storageOf(b, 'node-b-budget', blobs);
+    await a.index.catchUp();
+    const base = onA.cachedFiles.totals().bytes;
+    const budget = new CacheBudget(onA, base + 150, pino({ level: 'silent' }));
+    const put = async (on: Storage, filename: string, size: number) => {
+      await blobs.writeBuffer(Buffer.from(filename), sha(filename));
+      await on.cachedFiles.put(id('budget', filename), record(sha(filename), size, Date.now()));
+      return id('budget', filename);
+    };
+    await budget.added(await put(onA, 'budget-1.0.tar.gz', 50));
+    assert.equal(onA.cachedFiles.totals().bytes, base + 50, 'under the budget: nothing is evicted');
+    const fromB = await put(onB, 'budget-2.0.tar.gz', 100);
+    await eventually(() => onA.cachedFiles.get(fromB) !== undefined, "A sees B's record", 1000);
+    await budget.added(await put(onA, 'budget-3.0.tar.gz', 50));
+    assert.ok(onA.cachedFiles.totals().bytes <= base + 150, `A evicted down to its budget: ${onA.cachedFiles.totals().bytes - base} over the start`);
   });
 
   test('database down: gets answer from the view, a put is refused as BackendUnavailable; back up: B sees the puts again', async () => {

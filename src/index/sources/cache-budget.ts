@@ -13,7 +13,6 @@ import type { Storage } from '../../store/storage.js';
 const sameFile = (a: CachedFileId, b: CachedFileId) => a.project === b.project && a.filename === b.filename && a.variant === b.variant;
 
 export class CacheBudget {
-  private used: number | null = null;
   private evicting: Promise<void> | null = null;
 
   constructor(
@@ -23,17 +22,14 @@ export class CacheBudget {
     private readonly onEvicted: (files: number, bytes: number) => void = () => {},
   ) {}
 
+  /** The bytes recorded, by every node that shares the records. */
   private total(): number {
-    if (this.used === null) {
-      this.used = this.storage.cachedFiles.totals().bytes;
-    }
-    return this.used;
+    return this.storage.cachedFiles.totals().bytes;
   }
 
-  /** A verified file of `size` bytes was just recorded as `id`. */
-  added(id: CachedFileId, size: number): Promise<void> {
-    this.used = this.total() + size;
-    if (this.used <= this.maxBytes) return Promise.resolve();
+  /** A verified file was just recorded as `id`. */
+  added(id: CachedFileId): Promise<void> {
+    if (this.total() <= this.maxBytes) return Promise.resolve();
     this.evicting ??= this.evict(id).finally(() => (this.evicting = null));
     return this.evicting;
   }
@@ -53,7 +49,6 @@ export class CacheBudget {
     for (const { id, record } of records) {
       if (this.total() <= this.maxBytes) break;
       await cachedFiles.delete(id);
-      this.used = this.total() - record.size;
       const left = (stillNamed.get(record.sha256) ?? 1) - 1;
       stillNamed.set(record.sha256, left);
       if (left === 0 && !protectedShas.has(record.sha256)) await blobs.remove(record.sha256);

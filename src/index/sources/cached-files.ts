@@ -36,7 +36,7 @@ export interface CachedFilesOptions {
   space: DiskSpace;
   clock: Clock;
   /** Keeps cached files under a size bound, when one is configured. */
-  budget?: { added(id: CachedFileId, size: number): Promise<void> };
+  budget?: { added(id: CachedFileId): Promise<void> };
   /** Downloads shared with the other nodes of one blob store, when there are others. */
   crossNode?: CrossNodeDownloads;
 }
@@ -135,7 +135,7 @@ export class CachedFiles {
     const record = { sha256, size, fetchedAt: now, lastAccess: now };
     try {
       await this.files.put(id, record);
-      await this.options.budget?.added(id, size);
+      await this.options.budget?.added(id);
     } catch (err) {
       this.events.storeFailed?.(`record of ${id.filename}`, err as Error);
     }
@@ -240,7 +240,7 @@ export class CachedFiles {
           this.events.storeFailed?.(`record of ${filename}`, err as Error);
           return;
         }
-        await this.options.budget?.added(id, size).catch((err: Error) => this.events.storeFailed?.('cache eviction', err));
+        await this.options.budget?.added(id).catch((err: Error) => this.events.storeFailed?.('cache eviction', err));
       },
       onNotKept: (reason) => {
         if (!isDiskFull(reason)) return this.events.storeFailed?.(`file ${filename}`, reason);

@@ -35,7 +35,7 @@ export interface CachedSourceOptions {
   clock: Clock;
   space: DiskSpace;
   /** Keeps cached files under a size bound, when one is configured. */
-  budget?: { added(id: CachedFileId, size: number): Promise<void> };
+  budget?: { added(id: CachedFileId): Promise<void> };
   /** Downloads shared with the other nodes of one blob store, when there are others. */
   crossNode?: CrossNodeDownloads;
 }

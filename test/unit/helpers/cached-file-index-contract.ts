@@ -39,5 +39,19 @@ export function cachedFileIndexContract(name: string, open: StorageFactory): voi
         'foo-bar foo_bar-2.0.tar.gz file',
       ]);
     });
+
+    test('the totals agree with the records after many writes at once', async () => {
+      const files = storage().cachedFiles;
+      const ids = Array.from({ length: 30 }, (_, i) => ({ project: 'many', filename: `many-${i}-py3-none-any.whl`, variant: 'file' }));
+      await Promise.all(ids.map((id, i) => files.put(id, record('e'.repeat(64), i + 1))));
+      await Promise.all([
+        ...ids.slice(0, 10).map((id) => files.delete(id)),
+        ...ids.slice(10, 20).map((id) => files.put(id, record('f'.repeat(64), 1000))),
+        ...ids.slice(20).map((id) => files.touch(id, files.get(id)!, 99)),
+      ]);
+      const stored = [...files.entries()];
+      assert.equal(stored.filter((e) => e.id.project === 'many').length, 20);
+      assert.deepEqual(files.totals(), { bytes: stored.reduce((sum, e) => sum + e.record.size, 0), files: stored.length });
+    });
   });
 }
