@@ -55,6 +55,7 @@ export function migrateCommand(openTargets: OpenMigrationTargets = openMigration
             policy: targets.policy ?? storage.policy,
             blobs: targets.blobs ?? storage.blobs,
             ...(targets.cachedFiles ? { cachedFiles: targets.cachedFiles } : {}),
+            ...(targets.mirrorSets ? { mirrorSets: targets.mirrorSets } : {}),
           },
           {
             report: io.out,

@@ -13,6 +13,7 @@ import { parseBlobStore } from '../config/backend-settings.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { IndexStore } from '../store/index-store.js';
 import type { CachedFileIndex } from '../store/cached-file-index.js';
+import type { MirrorSetStore } from '../store/mirror-set-store.js';
 import type { PolicyStore } from '../store/policy-store.js';
 
 export interface MigrationTargetOptions {
@@ -33,6 +34,8 @@ export interface OpenedTargets {
   blobs: BlobStore | null;
   /** Records of cached upstream files, when the target database shares them. */
   cachedFiles?: CachedFileIndex;
+  /** Mirror sets, when the target database shares them (their files are spared by every node's eviction). */
+  mirrorSets?: MirrorSetStore;
   close(): Promise<void>;
 }
 
@@ -74,5 +77,6 @@ export const openMigrationTargets: OpenMigrationTargets = async (options) => {
     return { index: storage.index, policy: storage.policy, blobs, close: () => storage.close() };
   }
   const database = await openPostgres(databaseUrl);
-  return { index: database.index, policy: database.policy, cachedFiles: database.cachedFiles, blobs, close: () => database.close() };
+  const { index, policy, cachedFiles, mirrorSets } = database;
+  return { index, policy, cachedFiles, mirrorSets, blobs, close: () => database.close() };
 };

@@ -1,7 +1,7 @@
 /**
  * Opens the storage the settings name: one data directory (LMDB + files), or that for the node's own
- * caches with the private index, the policy and the records of cached files in PostgreSQL and the blobs
- * in S3, shared by several larders.
+ * caches with the private index, the policy, the records of cached files and the mirror sets in
+ * PostgreSQL and the blobs in S3, shared by several larders.
  */
 import { openStorage } from './local/open-storage.js';
 import { openPostgres } from './postgres/open-postgres.js';
@@ -45,6 +45,7 @@ export async function openBackends(options: BackendOptions, observe?: BackendObs
       index: database?.index ?? local.index,
       policy: database?.policy ?? local.policy,
       cachedFiles: database?.cachedFiles ?? local.cachedFiles,
+      mirrorSets: database?.mirrorSets ?? local.mirrorSets,
       blobs,
       downloadLocks: database?.downloadLocks ?? local.downloadLocks,
       backends: [

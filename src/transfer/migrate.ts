@@ -1,9 +1,10 @@
 /**
- * `larder migrate`: moves a single-node larder (its private index, users, tokens, policy records and
- * blobs) into other storage (a shared database and object store), through the storage interfaces only.
+ * `larder migrate`: moves a single-node larder (its private index, users, tokens, policy records, mirror
+ * sets and blobs) into other storage (a shared database and object store), through the storage interfaces only.
  * Blobs first, then the records in one transaction, then the policy records, then a check that compares
  * everything. Every step skips what the target already has, so an interrupted run is simply run again.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { formatBytes } from '../base/units.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { IndexStore } from '../store/index-store.js';
@@ -14,6 +15,7 @@ import { checkMigration } from './migrate-check.js';
 import { added, emptyRecordCounts, migrateIndex, migratePolicy } from './migrate-records.js';
 import type { Progress } from './progress.js';
 import type { CachedFileIndex } from '../store/cached-file-index.js';
+import type { MirrorSetStore } from '../store/mirror-set-store.js';
 
 export interface MigrationTarget {
   /** The source's own store when that part is not migrated (it stays where it is). */
@@ -22,6 +24,8 @@ export interface MigrationTarget {
   blobs: BlobStore;
   /** Where the records of cached upstream files go when they are shared (PostgreSQL); the source's own otherwise. */
   cachedFiles?: CachedFileIndex;
+  /** Where the mirror sets go when they are shared (PostgreSQL). */
+  mirrorSets?: MirrorSetStore;
 }
 
 export interface MigrateOptions {
@@ -43,7 +47,7 @@ export interface MigrateResult {
 const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
 
 export async function migrate(
-  source: Pick<Storage, 'index' | 'policy' | 'blobs' | 'cachedFiles'>,
+  source: Pick<Storage, 'index' | 'policy' | 'blobs' | 'cachedFiles' | 'mirrorSets'>,
   target: MigrationTarget,
   options: MigrateOptions,
 ): Promise<MigrateResult> {
@@ -83,6 +87,11 @@ export async function migrate(
   if (target.cachedFiles && target.cachedFiles !== source.cachedFiles) {
     const cached = await migrateCachedFiles(source.cachedFiles, target.cachedFiles);
     report(`cached upstream files: recorded ${plural(cached.added, 'file')}; ${cached.alreadyThere} already in the target`);
+  }
+  if (target.mirrorSets && target.mirrorSets !== source.mirrorSets) {
+    const sets = await migrateMirrorSets(source.mirrorSets, target.mirrorSets, report);
+    records.conflicts += sets.conflicts;
+    report(`mirror sets: added ${plural(sets.added, 'set')}; ${sets.alreadyThere} already in the target`);
   }
   if (moveIndex) {
     report(
@@ -139,4 +148,25 @@ async function migrateCachedFiles(from: CachedFileIndex, to: CachedFileIndex): P
     }
   }
   return { added, alreadyThere };
+}
+
+/** Mirror sets the target lacks; a set of the same name with other contents stays as the target has it. */
+async function migrateMirrorSets(
+  from: MirrorSetStore,
+  to: MirrorSetStore,
+  report: (line: string) => void,
+): Promise<{ added: number; alreadyThere: number; conflicts: number }> {
+  const counts = { added: 0, alreadyThere: 0, conflicts: 0 };
+  for (const set of from.list()) {
+    const there = to.get(set.name);
+    if (!there) {
+      await to.put(set);
+      counts.added++;
+    } else if (isDeepStrictEqual(there, set)) counts.alreadyThere++;
+    else {
+      counts.conflicts++;
+      report(`conflict: mirror set ${set.name} exists in the target with other contents; kept the target's`);
+    }
+  }
+  return counts;
 }

@@ -303,11 +303,26 @@ describe('several larders on one database and one bucket', () => {
   test('larder migrate moves a single larder into the database and the bucket; a node on them serves it all', async () => {
     const single = await startLarder({ upstream: null });
     const dist = await wheel('ha-migrated', '1.0', 'migrated');
+    const mirrorSet = {
+      name: 'site',
+      requirements: [],
+      locks: [],
+      pythons: ['3.11'],
+      platforms: ['manylinux_2_17_x86_64'],
+      sdists: false,
+      versions: 'newest' as const,
+      createdAt: new Date().toISOString(),
+      lastSync: null,
+      complete: true,
+      files: [{ project: 'ha-migrated-dep', filename: 'ha_migrated_dep-1.0-py3-none-any.whl', variant: 'file' as const, size: 10, targets: [] }],
+      problems: [],
+    };
     let token: string;
     try {
       await single.addUser('carol', 'carol-password-1');
       token = await single.addToken('carol');
       assert.equal((await upload(single.url, dist, basicAuth('carol', 'carol-password-1'))).status, 200);
+      await single.larder.storage.mirrorSets.put(mirrorSet);
     } finally {
       await single.stop();
     }
@@ -323,12 +338,14 @@ describe('several larders on one database and one bucket', () => {
     const run = await runLarderCli(['migrate', '--to', databaseUrl, '--blobs', `s3://${target}/moved`, '--verify'], { env });
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
     assert.match(run.stdout, /check passed/);
+    assert.match(run.stdout, /mirror sets: added 1 set;/);
     const again = await runLarderCli(['migrate', '--to', databaseUrl, '--blobs', `s3://${target}/moved`], { env });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /nothing to add/);
     const node = await startLarder({ databaseUrl, blobStore: `s3://${target}/moved`, s3Endpoint: s3.endpoint, s3Region: s3.credentials.region });
     try {
       assert.deepEqual(await pageFiles(node.url, 'ha-migrated'), [dist.filename]);
+      assert.deepEqual(node.larder.storage.mirrorSets.get('site'), mirrorSet, "the mirror set is shared: every node's eviction spares its files");
       const got = await fileBytes(node.url, 'ha-migrated', dist.filename);
       assert.equal(got.status, 200);
       assert.equal(sha256(got.bytes), dist.sha256);

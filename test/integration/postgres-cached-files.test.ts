@@ -41,7 +41,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
   const storageOf = (shared: PostgresBackends, name: string, blobs: BlobStore): Storage => {
     const local = openStorage(join(dir, name));
     opened.push(local);
-    return { ...local, index: shared.index, policy: shared.policy, cachedFiles: shared.cachedFiles, blobs };
+    return { ...local, index: shared.index, policy: shared.policy, cachedFiles: shared.cachedFiles, mirrorSets: shared.mirrorSets, blobs };
   };
   let a: PostgresBackends;
   let b: PostgresBackends;
@@ -170,6 +170,42 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     await eventually(() => onA.cachedFiles.get(fromB) !== undefined, "A sees B's record", 1000);
     await budget.added(await put(onA, 'budget-3.0.tar.gz', 50));
     assert.ok(onA.cachedFiles.totals().bytes <= base + 150, `A evicted down to its budget: ${onA.cachedFiles.totals().bytes - base} over the start`);
+  });
+
+  test("B's eviction spares a file A's mirror set needs", async () => {
+    const blobs = new FileBlobStore(join(dir, 'shared-pins'));
+    await blobs.init();
+    const onA = storageOf(a, 'node-a-pins', blobs);
+    const onB = storageOf(b, 'node-b-pins', blobs);
+    await b.index.catchUp();
+    const base = onB.cachedFiles.totals().bytes;
+    const put = async (filename: string, lastAccess: number) => {
+      await blobs.writeBuffer(Buffer.from(filename), sha(filename));
+      await onB.cachedFiles.put(id('pins', filename), record(sha(filename), 100, lastAccess));
+      return id('pins', filename);
+    };
+    // The oldest file of all, so the first an eviction would take, is the one A's mirror set needs.
+    const pinned = await put('pins-1.0.tar.gz', 0);
+    await onA.mirrorSets.put({
+      name: 'site',
+      requirements: [],
+      locks: [],
+      pythons: ['3.11'],
+      platforms: ['manylinux_2_17_x86_64'],
+      sdists: true,
+      versions: 'newest',
+      createdAt: new Date().toISOString(),
+      lastSync: null,
+      complete: true,
+      files: [{ ...pinned, variant: 'file', size: 100, targets: [] }],
+      problems: [],
+    });
+    await eventually(() => onB.mirrorSets.get('site') !== undefined, "B sees A's mirror set", 1000);
+    const budget = new CacheBudget(onB, base + 150, pino({ level: 'silent' }));
+    await budget.added(await put('pins-2.0.tar.gz', Date.now()));
+    assert.ok(onB.cachedFiles.get(pinned), 'the pinned record stays');
+    assert.equal(await blobs.has(sha('pins-1.0.tar.gz')), true, 'the pinned blob stays');
+    assert.ok(onB.cachedFiles.totals().bytes <= base + 150, 'other files went instead');
   });
 
   test('database down: gets answer from the view, a put is refused as BackendUnavailable; back up: B sees the puts again', async () => {

@@ -1,6 +1,7 @@
 /**
- * The storage contract's index, policy and cached-file index cases against the PostgreSQL stores (a real
- * PostgreSQL, see test/helpers/postgres.ts), composed with the per-node LMDB and filesystem stores as a node runs them.
+ * The storage contract's index, policy, cached-file index and mirror set cases against the PostgreSQL
+ * stores (a real PostgreSQL, see test/helpers/postgres.ts), composed with the per-node LMDB and
+ * filesystem stores as a node runs them.
  */
 import { after, before, describe } from 'node:test';
 import { openStorage } from '../../src/store/local/open-storage.js';
@@ -8,6 +9,7 @@ import { openPostgres } from '../../src/store/postgres/open-postgres.js';
 import type { StorageFactory } from '../unit/helpers/storage-fixtures.js';
 import { cachedFileIndexContract } from '../unit/helpers/cached-file-index-contract.js';
 import { indexStoreContract } from '../unit/helpers/index-store-contract.js';
+import { mirrorSetStoreContract } from '../unit/helpers/mirror-set-store-contract.js';
 import { policyStoreContract } from '../unit/helpers/policy-store-contract.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -26,6 +28,7 @@ describe('PostgreSQL stores', () => {
       index: shared.index,
       policy: shared.policy,
       cachedFiles: shared.cachedFiles,
+      mirrorSets: shared.mirrorSets,
       async close() {
         await shared.close();
         await local.close();
@@ -36,4 +39,5 @@ describe('PostgreSQL stores', () => {
   indexStoreContract('PostgreSQL', open);
   policyStoreContract('PostgreSQL', open);
   cachedFileIndexContract('PostgreSQL', open);
+  mirrorSetStoreContract('PostgreSQL', open);
 });

@@ -145,6 +145,15 @@ export const MIGRATIONS: Migration[] = [
     version: 4,
     sql: 'ALTER TABLE releases ALTER COLUMN metadata TYPE json USING metadata::json;',
   },
+  {
+    version: 5,
+    sql: `
+      CREATE TABLE mirror_sets (
+        name text PRIMARY KEY,
+        record json NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Applies the steps this database lacks; refuses a database migrated by a newer larder. */

@@ -1,6 +1,6 @@
 /**
  * Opens the shared records of a node in PostgreSQL: migrates the schema, loads this node's views of the
- * private index, the policy and the cached-file records, follows the other nodes' changes, and gives the
+ * private index, the policy, the cached-file records and the mirror sets, follows the other nodes' changes, and gives the
  * cross-node download locks. The caller composes these with the per-node stores (page cache, blob store) into a `Storage`.
  */
 import type { DownloadLocks } from '../download-locks.js';
@@ -9,6 +9,7 @@ import { migrate } from './migrations.js';
 import { PgCachedFileIndex } from './pg-cached-file-index.js';
 import { PgDownloadLocks } from './pg-download-locks.js';
 import { PgIndexStore } from './pg-index-store.js';
+import { PgMirrorSetStore } from './pg-mirror-set-store.js';
 import { PgPolicyStore } from './pg-policy-store.js';
 import { Replica, type ReplicaOptions } from './replica.js';
 import { RevisionWriter, type RevisionWriterOptions } from './revision-writer.js';
@@ -23,6 +24,8 @@ export interface PostgresBackends {
   policy: PgPolicyStore;
   /** The records of cached upstream files, shared by the nodes of one blob store. */
   cachedFiles: PgCachedFileIndex;
+  /** The mirror sets, whose files no node's eviction may drop. */
+  mirrorSets: PgMirrorSetStore;
   downloadLocks: DownloadLocks;
   database: PgDatabase;
   close(): Promise<void>;
@@ -35,11 +38,13 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     const index = new PgIndexStore(options.clock);
     const policy = new PgPolicyStore();
     const cachedFiles = new PgCachedFileIndex(database);
-    const replica = new Replica(database, [index, policy, cachedFiles], options);
+    const mirrorSets = new PgMirrorSetStore();
+    const replica = new Replica(database, [index, policy, cachedFiles, mirrorSets], options);
     const writer = new RevisionWriter(database, replica, options);
     index.attach(replica, writer);
     policy.attach(writer);
     cachedFiles.attach(writer);
+    mirrorSets.attach(writer);
     await replica.start();
     const downloadLocks = new PgDownloadLocks(database);
     let closing: Promise<void> | undefined;
@@ -47,6 +52,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
       index,
       policy,
       cachedFiles,
+      mirrorSets,
       downloadLocks,
       database,
       close() {

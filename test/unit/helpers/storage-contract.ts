@@ -9,6 +9,7 @@ import type { CachedDocument } from '../../../src/store/records.js';
 import type { CachedDocumentId } from '../../../src/store/upstream-document-store.js';
 import { cachedFileIndexContract } from './cached-file-index-contract.js';
 import { indexStoreContract } from './index-store-contract.js';
+import { mirrorSetStoreContract } from './mirror-set-store-contract.js';
 import { policyStoreContract } from './policy-store-contract.js';
 import { type StorageFactory, withStorage } from './storage-fixtures.js';
 
@@ -18,6 +19,7 @@ export function storageContract(name: string, open: StorageFactory): void {
   indexStoreContract(name, open);
   policyStoreContract(name, open);
   cachedFileIndexContract(name, open);
+  mirrorSetStoreContract(name, open);
 
   describe(`${name}: upstream document store`, () => {
     const storage = withStorage(open);
