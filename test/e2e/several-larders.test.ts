@@ -20,7 +20,7 @@ import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { runLarderCli } from '../helpers/cli.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
 const JSON_PAGE = { Accept: 'application/vnd.pypi.simple.v1+json' };
@@ -66,7 +66,6 @@ describe('several larders on one database and one bucket', () => {
   let b: TestLarder;
   let venv: Venv | null = null;
   const alice = basicAuth('alice', 'alice-password-1');
-  const savedEnv = { ...process.env };
 
   /** Every object in the bucket holds exactly the bytes its content-addressed key names. */
   const assertObjectsWhole = async () => {
@@ -102,9 +101,7 @@ describe('several larders on one database and one bucket', () => {
     tmp = await mkdtemp(join(tmpdir(), 'larder-ha-'));
     [pg, s3, upstream] = await Promise.all([startPostgres(), startS3Server(), startFakeUpstream()]);
     bucket = await s3.createBucket();
-    // The S3 client reads credentials the standard way, from AWS_* variables.
-    process.env.AWS_ACCESS_KEY_ID = s3.credentials.accessKeyId;
-    process.env.AWS_SECRET_ACCESS_KEY = s3.credentials.secretAccessKey;
+    exportTestCredentials();
     shared = {
       databaseUrl: await pg.createDatabase(),
       blobStore: `s3://${bucket}/larder`,
@@ -122,7 +119,6 @@ describe('several larders on one database and one bucket', () => {
   after(async () => {
     await Promise.all([a?.close(), b?.close()]);
     await Promise.all([pg?.cleanup(), s3?.close(), upstream?.close()]);
-    process.env = savedEnv;
     await rm(tmp, { recursive: true, force: true });
   });
 

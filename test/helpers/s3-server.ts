@@ -115,6 +115,17 @@ export function defaultCredentials(): TestS3Credentials {
   return { accessKeyId: 'LARDERTESTKEY', secretAccessKey: 'larder-test-secret', region: 'eu-test-1' };
 }
 
+/**
+ * Puts the test servers' credentials where the S3 client finds them the standard way (the AWS_* variables
+ * of this process), for the larders a test runs in this process. Every test server has the same ones, and
+ * they are left set: test files that share one process (test/run-sharded.sh) must not unset them for another.
+ */
+export function exportTestCredentials(): void {
+  const { accessKeyId, secretAccessKey } = defaultCredentials();
+  process.env.AWS_ACCESS_KEY_ID = accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = secretAccessKey;
+}
+
 const decodeXml = (s: string) =>
   s.replace(
     /&(amp|lt|gt|quot|apos|#\d+);/g,

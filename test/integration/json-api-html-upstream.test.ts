@@ -15,7 +15,7 @@ import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.
 import { eventually } from '../helpers/eventually.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
 import { rawGet } from '../helpers/raw-get.js';
-import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 
 interface FileDoc {
   filename: string;
@@ -36,7 +36,6 @@ for (const blobs of ['the filesystem', 'S3'] as const) {
     let l: TestLarder;
     let wheel: BuiltDist;
     let s3: TestS3Server | undefined;
-    const savedEnv = { ...process.env };
 
     before(async () => {
       dir = await mkdtemp(join(tmpdir(), 'larder-json-html-'));
@@ -52,9 +51,7 @@ for (const blobs of ['the filesystem', 'S3'] as const) {
       let backend = {};
       if (blobs === 'S3') {
         s3 = await startS3Server();
-        // The S3 client reads credentials the standard way, from AWS_* variables.
-        process.env.AWS_ACCESS_KEY_ID = s3.credentials.accessKeyId;
-        process.env.AWS_SECRET_ACCESS_KEY = s3.credentials.secretAccessKey;
+        exportTestCredentials();
         backend = { blobStore: `s3://${await s3.createBucket()}/larder`, s3Endpoint: s3.endpoint, s3Region: s3.credentials.region };
       }
       l = await startLarder({ upstream: up.url, upstreamRetries: 0, ...backend }, join(dir, 'data'));
@@ -63,7 +60,6 @@ for (const blobs of ['the filesystem', 'S3'] as const) {
     after(async () => {
       await l?.stop();
       await s3?.close();
-      process.env = savedEnv;
       await up?.close();
       await rm(dir, { recursive: true, force: true });
     });

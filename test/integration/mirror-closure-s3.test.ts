@@ -12,14 +12,13 @@ import { after, before, test } from 'node:test';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { runLarderCli } from '../helpers/cli.js';
-import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 
 let dir: string;
 let upstream: FakeUpstream;
 let s3: TestS3Server;
 let app: BuiltDist;
 let dep: BuiltDist;
-const savedEnv = { ...process.env };
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'larder-mirror-s3-'));
@@ -29,13 +28,10 @@ before(async () => {
   upstream.addProject('closure-app', [app]);
   upstream.addProject('closure-dep', [dep]);
   s3 = await startS3Server();
-  // The S3 client reads credentials the standard way, from AWS_* variables.
-  process.env.AWS_ACCESS_KEY_ID = s3.credentials.accessKeyId;
-  process.env.AWS_SECRET_ACCESS_KEY = s3.credentials.secretAccessKey;
+  exportTestCredentials();
 });
 
 after(async () => {
-  process.env = savedEnv;
   await Promise.all([upstream?.close(), s3?.close()]);
   await rm(dir, { recursive: true, force: true });
 });

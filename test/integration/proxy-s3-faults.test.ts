@@ -13,7 +13,7 @@ import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { eventually } from '../helpers/eventually.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
-import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 
 let dir: string;
 let upstream: FakeUpstream;
@@ -21,7 +21,6 @@ let s3: TestS3Server;
 let larder: TestLarder;
 let bucket: string;
 let wheel: BuiltDist;
-const savedEnv = { ...process.env };
 const sha256 = (bytes: ArrayBuffer) => createHash('sha256').update(Buffer.from(bytes)).digest('hex');
 
 before(async () => {
@@ -31,9 +30,7 @@ before(async () => {
   upstream.addProject('bucket-fault', [wheel]);
   s3 = await startS3Server();
   bucket = await s3.createBucket();
-  // The S3 client reads credentials the standard way, from AWS_* variables.
-  process.env.AWS_ACCESS_KEY_ID = s3.credentials.accessKeyId;
-  process.env.AWS_SECRET_ACCESS_KEY = s3.credentials.secretAccessKey;
+  exportTestCredentials();
   larder = await startLarder({
     upstream: upstream.url,
     blobStore: `s3://${bucket}/larder`,
@@ -46,7 +43,6 @@ after(async () => {
   await larder?.close();
   await s3?.uncut();
   await Promise.all([upstream?.close(), s3?.close()]);
-  process.env = savedEnv;
   await rm(dir, { recursive: true, force: true });
 });
 

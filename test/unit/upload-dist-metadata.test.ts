@@ -52,7 +52,10 @@ describe('readWheelMetadata', () => {
     };
     assert.deepEqual(await readWheelMetadata(wheel, 'ranged-1.0-py3-none-any.whl'), metadata);
     const read = ranges.reduce((sum, r) => sum + r.end - r.start + 1, 0);
-    assert.ok(ranges.every((r) => r.start >= 0 && r.end < size && r.start <= r.end), JSON.stringify(ranges));
+    assert.ok(
+      ranges.every((r) => r.start >= 0 && r.end < size && r.start <= r.end),
+      JSON.stringify(ranges),
+    );
     assert.ok(read < 256 * 1024, `read ${read} of ${size} bytes`);
   });
 
