@@ -234,6 +234,27 @@ describe('S3 blob store', () => {
       }
     });
 
+    test('the size of a blob seen lately is answered without asking the bucket again', async () => {
+      const bytes = randomBytes(700);
+      await store.writeBuffer(bytes, sha(bytes));
+      let monotonic = 0;
+      const other = openStore(bucket, join(dir, 'sizes'), { monotonicMs: () => monotonic });
+      try {
+        await s3.takeLog();
+        assert.equal(await other.size(sha(bytes)), 700);
+        assert.equal(await other.size(sha(bytes)), 700);
+        assert.equal(await store.size(sha(bytes)), 700, 'the committing store knows it too');
+        assert.equal((await s3.takeLog()).filter((r) => r.method === 'HEAD').length, 1, 'one HEAD for three answers');
+        monotonic += 10 * 60_000;
+        assert.equal(await other.size(sha(bytes)), 700);
+        assert.equal((await s3.takeLog()).filter((r) => r.method === 'HEAD').length, 1, 'asked again after ten minutes');
+        await other.remove(sha(bytes));
+        assert.equal(await other.size(sha(bytes)), null, 'a removed blob is forgotten');
+      } finally {
+        other.close();
+      }
+    });
+
     test('every S3 round trip is reported with its duration; a missing blob is no failure', async () => {
       const seen: [string, boolean][] = [];
       const observed = openStore(bucket, join(dir, 'observed'), {

@@ -2,10 +2,11 @@
  * The blob store in S3 (or an S3-compatible server): each blob is the object `<prefix>/sha256/<ab>/<sha256>`
  * in the bucket, written as s3-upload.ts says (visible only once whole). Uploads and downloads in flight are
  * local temporary files under `<dataDir>/tmp`. Blobs are immutable and removed only through `remove`, so a
- * blob seen once is remembered (bounded, for a while) and `hasSync` answers from that memory.
+ * blob seen once is remembered with its size (bounded, for a while): `hasSync` and `size` answer from that
+ * memory.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
@@ -68,7 +69,8 @@ export class S3BlobStore implements BlobStore {
   readonly keys: S3Keys;
   private readonly client: S3Client;
   private readonly where: { location: ReturnType<typeof parseS3Location>; endpoint: string };
-  private readonly seen = new Map<string, number>();
+  /** sha256 → when the blob was last seen (monotonic ms) and its size, when that was learnt. */
+  private readonly seen = new Map<string, { at: number; size: number | null }>();
   private readonly clock: Clock;
   private readonly monotonicMs: () => number;
 
@@ -100,9 +102,18 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  private remember(sha256: string): void {
+  private remember(sha256: string, size: number | null = null): void {
     if (this.seen.size >= SEEN_MAX) this.seen.clear();
-    this.seen.set(sha256, this.monotonicMs());
+    this.seen.set(sha256, { at: this.monotonicMs(), size: size ?? this.seen.get(sha256)?.size ?? null });
+  }
+
+  /** What is remembered of a blob seen lately; null when it was not (or too long ago). */
+  private recall(sha256: string): { at: number; size: number | null } | null {
+    const seen = this.seen.get(sha256);
+    if (seen === undefined) return null;
+    if (this.monotonicMs() - seen.at < SEEN_FOR_MS) return seen;
+    this.seen.delete(sha256);
+    return null;
   }
 
   async init(): Promise<void> {
@@ -129,7 +140,7 @@ export class S3BlobStore implements BlobStore {
     const key = this.keys.blob(sha256);
     try {
       const head = await this.call('head', () => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })), isNotFound);
-      this.remember(sha256);
+      this.remember(sha256, head.ContentLength ?? null);
       const committedAt = Number(head.Metadata?.[COMMITTED_AT] ?? 0);
       return { size: head.ContentLength ?? 0, modifiedAt: Math.max(head.LastModified?.getTime() ?? 0, committedAt) };
     } catch (err) {
@@ -145,14 +156,12 @@ export class S3BlobStore implements BlobStore {
 
   hasSync(sha256: string): boolean {
     this.keys.blob(sha256); // throws for anything but a sha256
-    const seenAt = this.seen.get(sha256);
-    if (seenAt === undefined) return false;
-    if (this.monotonicMs() - seenAt < SEEN_FOR_MS) return true;
-    this.seen.delete(sha256);
-    return false;
+    return this.recall(sha256) !== null;
   }
 
   async size(sha256: string): Promise<number | null> {
+    const known = this.recall(sha256)?.size;
+    if (known !== undefined && known !== null) return known;
     return (await this.head(sha256))?.size ?? null;
   }
 
@@ -182,13 +191,14 @@ export class S3BlobStore implements BlobStore {
 
   async commit(tmpPath: string, sha256: string): Promise<void> {
     const key = this.keys.blob(sha256);
+    const { size } = await stat(tmpPath);
     if (await this.has(sha256)) await this.touch(sha256);
     else {
       const tmpKey = this.keys.tmp(`${sha256}-${randomBytes(8).toString('hex')}`);
       const target = { client: this.client, bucket: this.bucket, partSize: this.options.partSize ?? 8 * 1024 * 1024, queueSize: this.options.queueSize ?? 4 };
       await this.call('upload', () => uploadFile(target, tmpPath, key, tmpKey));
     }
-    this.remember(sha256);
+    this.remember(sha256, size);
     await unlink(tmpPath).catch(() => {});
   }
 
