@@ -19,6 +19,7 @@ import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { runLarderCli } from '../helpers/cli.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { mirrorSetRecord } from '../helpers/mirror-set-records.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 import { uploadForm } from '../helpers/upload-form.js';
@@ -299,20 +300,7 @@ describe('several larders on one database and one bucket', () => {
   test('larder migrate moves a single larder into the database and the bucket; a node on them serves it all', async () => {
     const single = await startLarder({ upstream: null });
     const dist = await wheel('ha-migrated', '1.0', 'migrated');
-    const mirrorSet = {
-      name: 'site',
-      requirements: [],
-      locks: [],
-      pythons: ['3.11'],
-      platforms: ['manylinux_2_17_x86_64'],
-      sdists: false,
-      versions: 'newest' as const,
-      createdAt: new Date().toISOString(),
-      lastSync: null,
-      complete: true,
-      files: [{ project: 'ha-migrated-dep', filename: 'ha_migrated_dep-1.0-py3-none-any.whl', variant: 'file' as const, size: 10, targets: [] }],
-      problems: [],
-    };
+    const mirrorSet = mirrorSetRecord('site', [{ project: 'ha-migrated-dep', filename: 'ha_migrated_dep-1.0-py3-none-any.whl' }]);
     let token: string;
     try {
       await single.addUser('carol', 'carol-password-1');

@@ -15,6 +15,7 @@ import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { runLarderCli } from '../helpers/cli.js';
 import { startLarder } from '../helpers/larder.js';
+import { mirrorSetRecord } from '../helpers/mirror-set-records.js';
 
 let upstream: FakeUpstream;
 let dir: string;
@@ -39,20 +40,7 @@ after(async () => {
 test('LRU eviction never evicts a file a mirror set needs', async () => {
   const server = await startLarder({ upstream: upstream.url, cacheMaxSize: 2_500_000 });
   try {
-    await server.larder.storage.mirrorSets.put({
-      name: 'site',
-      requirements: [],
-      locks: [],
-      pythons: ['3.11'],
-      platforms: ['manylinux_2_17_x86_64'],
-      sdists: false,
-      versions: 'newest',
-      createdAt: new Date().toISOString(),
-      lastSync: null,
-      complete: true,
-      files: [{ project: 'pin0', filename: wheels[0]!.filename, variant: 'file', size: wheels[0]!.size, targets: [] }],
-      problems: [],
-    });
+    await server.larder.storage.mirrorSets.put(mirrorSetRecord('site', [{ project: 'pin0', filename: wheels[0]!.filename, size: wheels[0]!.size }]));
     for (const [i, w] of wheels.entries()) {
       const res = await fetch(`${server.url}/packages/pin${i}/${w.filename}`);
       assert.equal(sha256(await res.arrayBuffer()), w.sha256);

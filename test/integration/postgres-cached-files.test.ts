@@ -20,6 +20,7 @@ import { type OpenPostgresOptions, openPostgres, type PostgresBackends } from '.
 import type { Storage } from '../../src/store/storage.js';
 import { eventually } from '../helpers/eventually.js';
 import { ManualClock } from '../helpers/manual-clock.js';
+import { mirrorSetRecord } from '../helpers/mirror-set-records.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { sha } from '../unit/helpers/storage-fixtures.js';
 
@@ -42,6 +43,12 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     const local = openStorage(join(dir, name));
     opened.push(local);
     return { ...local, index: shared.index, policy: shared.policy, cachedFiles: shared.cachedFiles, mirrorSets: shared.mirrorSets, blobs };
+  };
+  /** Nodes A and B as they run, on a blob store of their own for one test. */
+  const bothNodes = async (name: string) => {
+    const blobs = new FileBlobStore(join(dir, `shared-${name}`));
+    await blobs.init();
+    return { blobs, onA: storageOf(a, `node-a-${name}`, blobs), onB: storageOf(b, `node-b-${name}`, blobs) };
   };
   let a: PostgresBackends;
   let b: PostgresBackends;
@@ -119,10 +126,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
   });
 
   test("gc, purge and eviction on A spare the blobs of B's records, and take B's records with the blobs they remove", async () => {
-    const blobs = new FileBlobStore(join(dir, 'shared'));
-    await blobs.init();
-    const onA = storageOf(a, 'node-a', blobs);
-    const onB = storageOf(b, 'node-b', blobs);
+    const { blobs, onA, onB } = await bothNodes('gc');
     const bytes = (s: string) => Buffer.from(s);
     const kept = id('gc', 'gc-1.0.tar.gz');
     await blobs.writeBuffer(bytes('recorded by B only'), sha('recorded by B only'));
@@ -152,10 +156,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
   });
 
   test("A's cache budget counts what B records: the shared total, not A's own additions", async () => {
-    const blobs = new FileBlobStore(join(dir, 'shared-budget'));
-    await blobs.init();
-    const onA = storageOf(a, 'node-a-budget', blobs);
-    const onB = storageOf(b, 'node-b-budget', blobs);
+    const { blobs, onA, onB } = await bothNodes('budget');
     await a.index.catchUp();
     const base = onA.cachedFiles.totals().bytes;
     const budget = new CacheBudget(onA, base + 150, pino({ level: 'silent' }));
@@ -173,10 +174,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
   });
 
   test("B's eviction spares a file A's mirror set needs", async () => {
-    const blobs = new FileBlobStore(join(dir, 'shared-pins'));
-    await blobs.init();
-    const onA = storageOf(a, 'node-a-pins', blobs);
-    const onB = storageOf(b, 'node-b-pins', blobs);
+    const { blobs, onA, onB } = await bothNodes('pins');
     await b.index.catchUp();
     const base = onB.cachedFiles.totals().bytes;
     const put = async (filename: string, lastAccess: number) => {
@@ -186,20 +184,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     };
     // The oldest file of all, so the first an eviction would take, is the one A's mirror set needs.
     const pinned = await put('pins-1.0.tar.gz', 0);
-    await onA.mirrorSets.put({
-      name: 'site',
-      requirements: [],
-      locks: [],
-      pythons: ['3.11'],
-      platforms: ['manylinux_2_17_x86_64'],
-      sdists: true,
-      versions: 'newest',
-      createdAt: new Date().toISOString(),
-      lastSync: null,
-      complete: true,
-      files: [{ ...pinned, variant: 'file', size: 100, targets: [] }],
-      problems: [],
-    });
+    await onA.mirrorSets.put(mirrorSetRecord('site', [{ ...pinned, size: 100 }]));
     await eventually(() => onB.mirrorSets.get('site') !== undefined, "B sees A's mirror set", 1000);
     const budget = new CacheBudget(onB, base + 150, pino({ level: 'silent' }));
     await budget.added(await put('pins-2.0.tar.gz', Date.now()));

@@ -1,26 +1,18 @@
 /** What every backend's mirror set store must do (part of the storage contract, storage-contract.ts). */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { pinnedFiles, mirrorFileKey, type MirrorSetRecord } from '../../../src/store/mirror-set-store.js';
+import { mirrorFileKey, pinnedFiles } from '../../../src/store/mirror-set-store.js';
+import { mirrorSetRecord } from '../../helpers/mirror-set-records.js';
 import { type StorageFactory, withStorage } from './storage-fixtures.js';
 
 export function mirrorSetStoreContract(name: string, open: StorageFactory): void {
   describe(`${name}: mirror set store`, () => {
     const storage = withStorage(open);
-    const set = (setName: string, filenames: string[]): MirrorSetRecord => ({
-      name: setName,
-      requirements: ['/site/requirements.txt'],
-      locks: [],
-      pythons: ['3.11'],
-      platforms: ['manylinux_2_17_x86_64'],
-      sdists: false,
-      versions: 'newest',
-      createdAt: '2026-11-25T12:00:00.000Z',
-      lastSync: null,
-      complete: true,
-      files: filenames.map((filename) => ({ project: 'demo', filename, variant: 'file', size: 10, targets: ['3.11/manylinux_2_17_x86_64'] })),
-      problems: [],
-    });
+    const set = (setName: string, filenames: string[]) =>
+      mirrorSetRecord(
+        setName,
+        filenames.map((filename) => ({ project: 'demo', filename })),
+      );
 
     test('sets are put, replaced, listed and removed; their files are pinned', async () => {
       const sets = storage().mirrorSets;
