@@ -4,6 +4,16 @@
  */
 import type { Readable } from 'node:stream';
 
+/** A commit begun while its file is still being written (see `BlobStore.beginCommit`). */
+export interface GrowingCommit {
+  /** The file's first `bytes` are written, and stay as written. */
+  grew(bytes: number): void;
+  /** The file is whole (`size` bytes) and verified to be the blob: makes it the blob. Rejects when it could not. */
+  finish(size: number): Promise<void>;
+  /** The file will not become the blob: drops what was sent. */
+  abandon(): void;
+}
+
 export interface BlobStore {
   /** Local directory for in-flight uploads and downloads (on the same filesystem as the blobs when they are local). */
   readonly tmpDir: string;
@@ -26,6 +36,12 @@ export interface BlobStore {
    * durably; the temporary file is gone afterwards. If the blob already exists it counts as new again.
    */
   commit(tmpPath: string, sha256: string): Promise<void>;
+  /**
+   * For a store that keeps blobs elsewhere: starts sending `tmpPath`, which is still being written and is
+   * expected to become the blob `sha256`, so that little is left to send once it is verified. The temporary
+   * file stays the caller's. Null when the store gains nothing from it (then `commit` when it is done).
+   */
+  beginCommit(tmpPath: string, sha256: string): GrowingCommit | null;
   /** Writes a small buffer (e.g. a `.metadata` file) as a blob. */
   writeBuffer(bytes: Buffer, sha256: string): Promise<void>;
   /** The blob's bytes, or the inclusive byte `range`; rejects before any byte when the blob is missing or the store unreachable. */

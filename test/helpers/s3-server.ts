@@ -88,7 +88,9 @@ export async function startS3Server(credentials: TestS3Credentials = defaultCred
     async pendingUploads(bucket) {
       const uploads = join(dir, bucket, '._S3rver_uploads');
       const ids = await readdir(uploads).catch(() => [] as string[]);
-      return Promise.all(ids.map((id) => readFile(join(uploads, id, 'key'), 'utf8')));
+      // An upload completed or aborted since the listing is no longer pending.
+      const keys = await Promise.all(ids.map((id) => readFile(join(uploads, id, 'key'), 'utf8').catch(() => null)));
+      return keys.filter((key): key is string => key !== null);
     },
     async cut(method, match, afterBytes) {
       const q = new URLSearchParams({ method, match, afterBytes: String(afterBytes) });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
@@ -16,7 +16,8 @@ import { CreateMultipartUploadCommand, UploadPartCommand } from '@aws-sdk/client
 import { fetch as undiciFetch } from 'undici';
 import type { S3BlobStore, S3BlobStoreOptions } from '../../src/store/s3/s3-blob-store.js';
 import { createS3Client } from '../../src/store/s3/s3-client.js';
-import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { eventually } from '../helpers/eventually.js';
+import { type LoggedRequest, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 import { openS3Store, storedBlobs as storedBlobsOf } from '../helpers/s3-test-stores.js';
 import { blobStoreContract } from '../unit/helpers/blob-store-contract.js';
 
@@ -91,7 +92,11 @@ describe('S3 blob store', () => {
       const sightings: (number | null)[] = [];
       let committing = true;
       const watcher = (async () => {
-        while (committing) sightings.push(await other.size(digest));
+        while (committing) {
+          sightings.push(await other.size(digest));
+          // Once seen, the size is answered from memory: without a turn of the event loop, this loop would starve the commit.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       })();
       try {
         await store.commit(tmp, digest);
@@ -211,6 +216,52 @@ describe('S3 blob store', () => {
       const noRedirect = openStore(bucket, join(dir, 'plain'), { redirect: false });
       assert.equal(await noRedirect.directUrl(sha(bytes), { filename: 'x.whl', contentType: 'application/zip' }), null);
       noRedirect.close();
+    });
+
+    test('a commit begun while the file is written sends its parts as they are written, and shows the blob only when finished', async () => {
+      const bytes = randomBytes(20 * MiB + 5);
+      const digest = sha(bytes);
+      const tmp = store.tmpPath('growing');
+      await writeFile(tmp, bytes.subarray(0, 17 * MiB));
+      await s3.takeLog();
+      const growing = store.beginCommit(tmp, digest)!;
+      growing.grew(17 * MiB);
+      const log: LoggedRequest[] = [];
+      const partsSent = () => log.filter((r) => r.method === 'PUT' && r.target.includes('partNumber=')).length;
+      await eventually(async () => {
+        log.push(...(await s3.takeLog()));
+        return partsSent() === 2;
+      }, 'the two whole parts go before the file is finished');
+      assert.equal(await store.has(digest), false, 'nothing is visible before the file is verified');
+      await appendFile(tmp, bytes.subarray(17 * MiB));
+      await growing.finish(bytes.length);
+      log.push(...(await s3.takeLog()));
+      assert.equal(partsSent(), 3, 'only the rest goes at the end');
+      const stored = await storedBlobsOf(s3, store, bucket);
+      assert.equal(sha(stored.get(digest)!), digest);
+      assert.deepEqual(await s3.pendingUploads(bucket), []);
+      assert.equal(await store.size(digest), bytes.length);
+    });
+
+    test('an abandoned growing commit leaves nothing; a file of one part goes the ordinary way when finished', async () => {
+      const bytes = randomBytes(9 * MiB);
+      const tmp = store.tmpPath('abandoned');
+      await writeFile(tmp, bytes);
+      const growing = store.beginCommit(tmp, sha(bytes))!;
+      growing.grew(bytes.length);
+      await eventually(async () => (await s3.pendingUploads(bucket)).length === 1, 'a part is on its way');
+      growing.abandon();
+      await eventually(async () => (await s3.pendingUploads(bucket)).length === 0, 'the multipart upload is aborted');
+      assert.equal(await store.has(sha(bytes)), false);
+
+      const small = randomBytes(1000);
+      const smallTmp = store.tmpPath('small');
+      await writeFile(smallTmp, small);
+      const one = store.beginCommit(smallTmp, sha(small))!;
+      one.grew(small.length);
+      await one.finish(small.length);
+      assert.equal(sha((await storedBlobsOf(s3, store, bucket)).get(sha(small))!), sha(small));
+      assert.equal(store.beginCommit(smallTmp, sha(small)), null, 'a blob known to be there needs no second upload');
     });
 
     test('a store that knows a blob from another node answers hasSync only once it has seen it, and for a while', async () => {

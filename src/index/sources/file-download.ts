@@ -12,9 +12,10 @@
  */
 import { link, open, unlink, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import type { BlobStore } from '../../store/blob-store.js';
+import type { BlobStore, GrowingCommit } from '../../store/blob-store.js';
 import { BatchedFileWriter, MAX_IN_FLIGHT } from './batched-file-writer.js';
 import { DownloadVerifier, type Expected } from './download-verifier.js';
+import { ReceivedChunks } from './received-chunks.js';
 
 /** How far the slowest client of a download that is not kept may fall behind the upstream. */
 const MAX_BUFFERED = 8 << 20;
@@ -52,11 +53,6 @@ interface Follower {
   position: number;
 }
 
-interface Chunk {
-  start: number;
-  bytes: Uint8Array;
-}
-
 export class FileDownload {
   state: 'running' | 'done' | 'failed' = 'running';
   readonly finished: Promise<DownloadResult>;
@@ -66,9 +62,11 @@ export class FileDownload {
   private received = 0;
   private keeping: boolean;
   private writer: BatchedFileWriter | null = null;
+  /** The blob store's commit begun while the file is written (a store elsewhere, the sha256 known beforehand). */
+  private growing: GrowingCommit | null = null;
   private committedPath: string | null = null;
   private readonly tmpPath: string;
-  private readonly memory: Chunk[] = [];
+  private readonly memory = new ReceivedChunks();
   private readonly followers = new Set<Follower>();
   private waiters: (() => void)[] = [];
   private abandoned = false;
@@ -112,8 +110,7 @@ export class FileDownload {
   }
 
   private release(): void {
-    const low = this.lowWater();
-    while (this.memory.length && this.memory[0]!.start + this.memory[0]!.bytes.byteLength <= low) this.memory.shift();
+    this.memory.dropBefore(this.lowWater());
   }
 
   private close(): void {
@@ -132,6 +129,7 @@ export class FileDownload {
   private stopKeeping(reason: Error): void {
     if (!this.keeping) return;
     this.keeping = false;
+    this.growing?.abandon();
     this.close();
     this.spec.onNotKept(reason);
     if (this.followers.size === 0) this.abandon();
@@ -151,9 +149,10 @@ export class FileDownload {
     try {
       for (const size of [expected.size, this.spec.contentLength]) if (size !== null) verifier.announced(size);
       if (this.keeping) await this.openWriter();
+      if (this.writer && expected.hash?.name === 'sha256') this.growing = this.spec.blobs.beginCommit(this.tmpPath, expected.hash.hex);
       for await (const chunk of body) {
         verifier.add(chunk);
-        this.memory.push({ start: this.received, bytes: chunk });
+        this.memory.add(this.received, chunk);
         this.received += chunk.byteLength;
         if (this.keeping) this.writer!.add(chunk);
         this.wake();
@@ -166,6 +165,7 @@ export class FileDownload {
       this.state = 'done';
       return { sha256: digest, size: this.received, kept };
     } catch (err) {
+      this.growing?.abandon();
       this.error = this.abandoned ? new Error('every client has gone') : (err as Error);
       this.state = 'failed';
       // Releases the upstream connection when the body was refused before it was read.
@@ -184,7 +184,8 @@ export class FileDownload {
       this.writer = await BatchedFileWriter.open(
         this.tmpPath,
         {
-          progress: () => {
+          progress: (written) => {
+            this.growing?.grew(written);
             this.release();
             this.wake();
           },
@@ -202,7 +203,8 @@ export class FileDownload {
     try {
       if (this.writer!.stopped) throw this.writer!.error;
       const local = this.spec.blobs.localPath(digest);
-      if (local === null) {
+      if (this.growing) await this.growing.finish(this.received);
+      else if (local === null) {
         // A store elsewhere takes the file away: it gets a second name, and the tmp file stays for clients
         // still reading it, until cleanup.
         const upload = `${this.tmpPath}.commit`;
@@ -269,15 +271,6 @@ export class FileDownload {
     void this.cleanup();
   }
 
-  private fromMemory(position: number, end: number): Uint8Array | null {
-    for (const chunk of this.memory) {
-      const chunkEnd = chunk.start + chunk.bytes.byteLength;
-      if (position < chunk.start) return null;
-      if (position < chunkEnd) return chunk.bytes.subarray(position - chunk.start, Math.min(chunkEnd, end) - chunk.start);
-    }
-    return null;
-  }
-
   private async openFile(): Promise<FileHandle> {
     try {
       return await open(this.committedPath ?? this.tmpPath, 'r');
@@ -299,7 +292,7 @@ export class FileDownload {
         // has the whole file finds it cached on its next request.
         const end = this.state === 'done' ? this.received : Math.max(0, this.received - 1);
         if (follower.position < end) {
-          let bytes = this.fromMemory(follower.position, end);
+          let bytes = this.memory.slice(follower.position, end);
           if (!bytes) {
             handle ??= await this.openFile();
             const buffer = Buffer.allocUnsafe(Math.min(end - follower.position, READ_SIZE));

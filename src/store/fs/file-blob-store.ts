@@ -93,6 +93,11 @@ export class FileBlobStore implements BlobStore {
    * Makes the finished temporary file `tmpPath` (whose sha256 the caller has verified) the blob `sha256`:
    * fsync, rename, fsync the directory. If the blob already exists the temporary file is dropped.
    */
+  /** A rename is instant: nothing to begin early. */
+  beginCommit(): null {
+    return null;
+  }
+
   async commit(tmpPath: string, sha256: string): Promise<void> {
     const target = this.pathFor(sha256);
     if (await this.has(sha256)) {

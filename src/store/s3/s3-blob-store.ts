@@ -20,12 +20,13 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { type Clock, systemClock } from '../../base/clock.js';
-import type { BlobStore } from '../blob-store.js';
+import type { BlobStore, GrowingCommit } from '../blob-store.js';
 import { freshTmpPath, purgeTmpDir } from '../tmp-dir.js';
 import { createS3Client, type S3ClientOptions } from './s3-client.js';
 import { describeS3Error, isNotFound } from './s3-errors.js';
 import { parseS3Location, S3Keys } from './s3-location.js';
 import { purgeAbandonedUploads } from './s3-purge.js';
+import { GrowingUpload } from './s3-growing-upload.js';
 import { uploadFile } from './s3-upload.js';
 
 export interface S3BlobStoreOptions extends S3ClientOptions {
@@ -189,17 +190,37 @@ export class S3BlobStore implements BlobStore {
     );
   }
 
+  private uploadTarget() {
+    return { client: this.client, bucket: this.bucket, partSize: this.options.partSize ?? 8 * 1024 * 1024, queueSize: this.options.queueSize ?? 4 };
+  }
+
+  private tmpKey(sha256: string): string {
+    return this.keys.tmp(`${sha256}-${randomBytes(8).toString('hex')}`);
+  }
+
   async commit(tmpPath: string, sha256: string): Promise<void> {
     const key = this.keys.blob(sha256);
     const { size } = await stat(tmpPath);
     if (await this.has(sha256)) await this.touch(sha256);
-    else {
-      const tmpKey = this.keys.tmp(`${sha256}-${randomBytes(8).toString('hex')}`);
-      const target = { client: this.client, bucket: this.bucket, partSize: this.options.partSize ?? 8 * 1024 * 1024, queueSize: this.options.queueSize ?? 4 };
-      await this.call('upload', () => uploadFile(target, tmpPath, key, tmpKey));
-    }
+    else await this.call('upload', () => uploadFile(this.uploadTarget(), tmpPath, key, this.tmpKey(sha256)));
     this.remember(sha256, size);
     await unlink(tmpPath).catch(() => {});
+  }
+
+  beginCommit(tmpPath: string, sha256: string): GrowingCommit | null {
+    const key = this.keys.blob(sha256);
+    // Known to be there already: `commit` only counts it as new again.
+    if (this.hasSync(sha256)) return null;
+    const target = this.uploadTarget();
+    const upload = new GrowingUpload({ ...target, key, path: tmpPath }, () => uploadFile(target, tmpPath, key, this.tmpKey(sha256)));
+    return {
+      grew: (bytes) => upload.grew(bytes),
+      finish: async (size) => {
+        await this.call('upload', () => upload.finish(size));
+        this.remember(sha256, size);
+      },
+      abandon: () => upload.abandon(),
+    };
   }
 
   /** Writes the buffer to a temporary file and commits that, so that it too is visible only once whole on every server. */
