@@ -2,7 +2,8 @@
  * The private index: projects, releases, files, removed (reserved) file names, users, tokens, roles (inside
  * project records), allowed names, logged-out web sessions, the global serial and the changelog. Every
  * change is one transaction that also takes the next serial and appends a changelog entry, so a crash
- * leaves all of a change or none. Reads are synchronous (served from the store or from a per-node view of it); writes resolve once durable.
+ * leaves all of a change or none. Reads are synchronous (served from the store or from a per-node view of
+ * it); writes resolve once durable.
  */
 import type {
   AllowedName,

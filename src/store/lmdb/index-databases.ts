@@ -2,8 +2,8 @@
  * The private index's LMDB databases and their keys: projects by name, releases by [project, version],
  * files and removed file names by [project, filename], users by name, tokens by hash, allowed names by
  * name, logged-out web sessions by id (→ when they end), the changelog by serial and the serial under
- * 'serial' in counters. Reads, and the single-record
- * writes that must run inside a write transaction (`LmdbIndexStore` opens them).
+ * 'serial' in counters. Reads, and the single-record writes that must run inside a write transaction
+ * (`LmdbIndexStore` opens them).
  */
 import type { Database, RootDatabase } from 'lmdb';
 import type { IndexImport, IndexSnapshot } from '../index-store.js';

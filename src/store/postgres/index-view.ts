@@ -1,8 +1,8 @@
 /**
  * A node's in-memory view of the private index kept in PostgreSQL: the synchronous reads of `IndexReads`
  * and snapshots, served from maps. The replica replaces whole parts of it (a project with its releases,
- * files and removed names; a user; a token; an allowed name; a logged-out session) in one synchronous step, so a reader never
- * sees half of a change. Records are frozen: they are shared by every reader.
+ * files and removed names; a user; a token; an allowed name; a logged-out session) in one synchronous
+ * step, so a reader never sees half of a change. Records are frozen: they are shared by every reader.
  */
 import type { IndexReads, IndexSnapshot } from '../index-store.js';
 import type { AllowedName, ChangelogEntry, FileRecord, ProjectRecord, ReleaseRecord, TokenRecord, UserRecord } from '../records.js';

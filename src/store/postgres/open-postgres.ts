@@ -1,7 +1,8 @@
 /**
  * Opens the shared records of a node in PostgreSQL: migrates the schema, loads this node's views of the
- * private index, the policy, the cached-file records and the mirror sets, follows the other nodes' changes, and gives the
- * cross-node download locks. The caller composes these with the per-node stores (page cache, blob store) into a `Storage`.
+ * private index, the policy, the cached-file records and the mirror sets, follows the other nodes'
+ * changes, and gives the cross-node download locks. The caller composes these with the per-node stores
+ * (page cache, blob store) into a `Storage`.
  */
 import type { DownloadLocks } from '../download-locks.js';
 import { PgDatabase, type PgDatabaseOptions } from './database.js';
