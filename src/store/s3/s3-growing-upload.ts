@@ -122,11 +122,13 @@ export class GrowingUpload implements GrowingCommit {
     this.written = size;
     try {
       while (this.sent < size) {
+        if (this.abandoned) throw new Error('the upload was abandoned');
         if (this.failure) throw this.failure;
         if (this.inFlight >= this.target.queueSize) await new Promise<void>((resolve) => (this.wakeUp = resolve));
         else this.send(Math.min(this.target.partSize, size - this.sent));
       }
       const parts = await Promise.all(this.parts);
+      if (this.abandoned) throw new Error('the upload was abandoned');
       const { client, bucket, key } = this.target;
       const uploadId = await this.uploadId!;
       await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
