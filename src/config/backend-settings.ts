@@ -1,6 +1,6 @@
 /**
- * Where the records and the bytes live when several larders share them (README "Running several
- * larders"): a PostgreSQL database and an S3 bucket. Unset, one larder keeps both under LARDER_DATA.
+ * Where the records and the bytes live when several larders share them (docs/operations.md,
+ * "Running several larders"): a PostgreSQL database and an S3 bucket. Unset, one larder keeps both under LARDER_DATA.
  */
 import { ConfigError, type Parser } from './values.js';
 

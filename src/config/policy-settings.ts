@@ -1,6 +1,6 @@
 /**
  * The supply-chain policy's settings (release cooldown, deny and allow lists) and the list of upstreams,
- * with their parsers. README "Supply-chain policy" describes what they do.
+ * with their parsers. docs/policy.md describes what they do.
  */
 import { parseRequirementList } from '../policy/requirements.js';
 import { ConfigError, parseDuration, type Parser } from './values.js';

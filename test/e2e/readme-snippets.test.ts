@@ -16,6 +16,7 @@
  * the pip.conf test, which needs config files) PIP_CONFIG_FILE=/dev/null.
  */
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -25,6 +26,8 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import { cleanEnv, makeVenv, runCommand, type CommandResult } from '../fixtures/clients.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import { cliEnv, REPO } from '../helpers/child-server.js';
+import { eventually } from '../helpers/eventually.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
@@ -540,5 +543,83 @@ describe('README client snippets, run as written', { timeout: 1_200_000 }, () =>
       'the build backend came through larder',
     );
     assert.ok(!trap.requests.some((p) => p.includes('flit')), `pdm asked its implicit PyPI: ${trap.requests.join(' ')}`);
+  });
+});
+
+/**
+ * The README's quick start, as a newcomer runs it: `npm start` in the checkout (port and data directory
+ * moved by environment variables, the README's `localhost:3142` replaced by that port), the admin and token
+ * commands in the checkout, then twine and pip in a project of the user's.
+ */
+describe('README quick start, run as written', { timeout: 600_000 }, () => {
+  let tmp: string;
+  let up: FakeUpstream;
+  let server: ChildProcess | undefined;
+  let serverOutput = '';
+  let port: number;
+
+  const freePort = async (): Promise<number> => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port: free } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    return free;
+  };
+
+  before(async () => {
+    tmp = await mkdtemp(join(tmpdir(), 'larder-quick-start-'));
+    up = await startFakeUpstream();
+    up.addProject('tinydep', [await buildWheel(join(tmp, 'dists'), { name: 'tinydep', version: '1.0' })]);
+    port = await freePort();
+  });
+  after(async () => {
+    if (server?.pid !== undefined && server.exitCode === null) {
+      const exited = new Promise((resolve) => server!.once('exit', resolve));
+      process.kill(-server.pid, 'SIGTERM');
+      await exited;
+    }
+    await up?.close();
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
+
+  test('npm start, an admin and a token, twine upload, pip install', async (t) => {
+    if (!need(t, await client('twine'), 'twine (apt install twine)')) return;
+    const larderEnv = cliEnv({ LARDER_PORT: String(port), LARDER_DATA: join(tmp, 'data'), LARDER_UPSTREAM: up.url });
+    server = spawn('sh', ['-ec', 'npm start'], { cwd: REPO, env: larderEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    server.stdout!.setEncoding('utf8').on('data', (d: string) => (serverOutput += d));
+    server.stderr!.setEncoding('utf8').on('data', (d: string) => (serverOutput += d));
+    const base = `http://127.0.0.1:${port}`;
+    const serving = () => fetch(`${base}/health`).then((res) => res.ok, () => false);
+    await eventually(async () => (await serving()) || server!.exitCode !== null, 'npm start to serve', 180_000);
+    assert.ok(await serving(), `npm start did not serve:\n${serverOutput}`);
+    assert.equal((await fetch(`${base}/simple/`)).status, 200);
+
+    const admin = await runCommand('sh', ['-ec', readmeSnippet('quick-start-admin')], { cwd: REPO, env: larderEnv, timeoutMs: 120_000 });
+    assert.equal(admin.code, 0, show(admin));
+    const token = admin.stdout.trim().split('\n').at(-1)!;
+    assert.match(token, /^larder-\S{20,}$/, show(admin));
+
+    const project = join(tmp, 'acme-widgets');
+    const acme = await buildWheel(join(project, 'dist'), { name: 'acme-widgets', version: '1.0', requiresDist: ['tinydep'] });
+    const venv = await makeVenv(join(tmp, 'venv'));
+    const home = join(tmp, 'home');
+    await mkdir(home, { recursive: true });
+    const env = cleanEnv({
+      HOME: home,
+      PATH: `${join(venv.dir, 'bin')}:${PATH}`,
+      PIP_CONFIG_FILE: '/dev/null',
+      PIP_NO_INPUT: '1',
+      PIP_NO_CACHE_DIR: '1',
+      PIP_DISABLE_PIP_VERSION_CHECK: '1',
+      TWINE_NON_INTERACTIVE: '1',
+      PYTHON_KEYRING_BACKEND: 'keyring.backends.null.Keyring',
+    });
+    const use = readmeSnippet('quick-start-use').replaceAll('localhost:3142', `localhost:${port}`).replace(/larder-X{10,}/g, token);
+    const r = await runCommand('sh', ['-ec', use], { cwd: project, env, timeoutMs: 240_000 });
+    assert.equal(r.code, 0, show(r));
+    const installed = await runCommand(venv.python, ['-c', 'import acme_widgets, tinydep; print(acme_widgets.VALUE, tinydep.VALUE)'], { env });
+    assert.equal(installed.stdout.trim(), 'acme-widgets 1.0 tinydep 1.0', show(installed));
+    assert.ok(up.requestsTo('/files/').some((req) => req.path.includes('tinydep')), 'the dependency came from the upstream through larder');
+    assert.ok(r.stdout.includes(acme.filename), show(r));
   });
 });

@@ -1,7 +1,7 @@
 /**
  * `larder mirror add` with the blobs in S3 and an upstream that publishes no `.metadata` files: the
  * closure reads a wheel's Requires-Dist from the METADATA inside it, fetched from the bucket by ranges
- * (README, "Mirroring"), so a dependency named only there is mirrored too.
+ * (docs/mirror.md), so a dependency named only there is mirrored too.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

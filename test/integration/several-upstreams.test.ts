@@ -1,5 +1,5 @@
 /**
- * Several upstreams (README "Supply-chain policy"): a project matching an upstream's `projects` patterns
+ * Several upstreams (docs/policy.md): a project matching an upstream's `projects` patterns
  * comes only from it, any other from the first upstream without patterns that has it, never merged; the
  * caches of two upstreams never mix; X-Larder-Upstream and the metrics say which one answered; the list
  * comes from a TOML or JSON config file.

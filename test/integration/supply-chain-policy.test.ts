@@ -1,5 +1,5 @@
 /**
- * The supply-chain policy (README "Supply-chain policy") against a real larder and a fake upstream with
+ * The supply-chain policy (docs/policy.md) against a real larder and a fake upstream with
  * PEP 700 upload times relative to an injected clock: the release cooldown on simple pages, the JSON API
  * and downloads, break-glass exemptions, files with no known upload time, deny and allow lists, reloads,
  * private projects never held back, and name collisions.

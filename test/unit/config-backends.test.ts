@@ -1,4 +1,4 @@
-/** The shared-backend settings (README "Running several larders"): defaults, accepted values, and refusals that say what is expected without echoing a password. */
+/** The shared-backend settings (docs/operations.md, "Running several larders"): defaults, accepted values, and refusals that say what is expected without echoing a password. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/load.js';

@@ -1,5 +1,5 @@
 /**
- * Locked packages and targets (README, "Air-gapped sites"): a lock without markers (poetry 1.x, pdm 2.2)
+ * Locked packages and targets (docs/mirror.md): a lock without markers (poetry 1.x, pdm 2.2)
  * lists a Windows-only package for every platform; a package whose wheels are all for other operating
  * systems is left out of a Linux target as skipped, not a problem, while a package that has no file for the
  * target although its wheels are for the target's own system stays a problem.
