@@ -589,7 +589,11 @@ describe('README quick start, run as written', { timeout: 600_000 }, () => {
     server.stdout!.setEncoding('utf8').on('data', (d: string) => (serverOutput += d));
     server.stderr!.setEncoding('utf8').on('data', (d: string) => (serverOutput += d));
     const base = `http://127.0.0.1:${port}`;
-    const serving = () => fetch(`${base}/health`).then((res) => res.ok, () => false);
+    const serving = () =>
+      fetch(`${base}/health`).then(
+        (res) => res.ok,
+        () => false,
+      );
     await eventually(async () => (await serving()) || server!.exitCode !== null, 'npm start to serve', 180_000);
     assert.ok(await serving(), `npm start did not serve:\n${serverOutput}`);
     assert.equal((await fetch(`${base}/simple/`)).status, 200);
@@ -614,12 +618,17 @@ describe('README quick start, run as written', { timeout: 600_000 }, () => {
       TWINE_NON_INTERACTIVE: '1',
       PYTHON_KEYRING_BACKEND: 'keyring.backends.null.Keyring',
     });
-    const use = readmeSnippet('quick-start-use').replaceAll('localhost:3142', `localhost:${port}`).replace(/larder-X{10,}/g, token);
+    const use = readmeSnippet('quick-start-use')
+      .replaceAll('localhost:3142', `localhost:${port}`)
+      .replace(/larder-X{10,}/g, token);
     const r = await runCommand('sh', ['-ec', use], { cwd: project, env, timeoutMs: 240_000 });
     assert.equal(r.code, 0, show(r));
     const installed = await runCommand(venv.python, ['-c', 'import acme_widgets, tinydep; print(acme_widgets.VALUE, tinydep.VALUE)'], { env });
     assert.equal(installed.stdout.trim(), 'acme-widgets 1.0 tinydep 1.0', show(installed));
-    assert.ok(up.requestsTo('/files/').some((req) => req.path.includes('tinydep')), 'the dependency came from the upstream through larder');
+    assert.ok(
+      up.requestsTo('/files/').some((req) => req.path.includes('tinydep')),
+      'the dependency came from the upstream through larder',
+    );
     assert.ok(r.stdout.includes(acme.filename), show(r));
   });
 });
