@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel } from '../fixtures/dists.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { eventually } from '../helpers/eventually.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT } from '../helpers/raw-get.js';
@@ -54,17 +55,21 @@ describe('web pages with an upstream', () => {
     assert.match(await (await fetch(`${server.url}/search/?q=thing`)).text(), /1 project matches/);
     assert.equal((await fetch(`${server.url}/simple/upstream-thing/`, { headers: { Accept: PIP_ACCEPT } })).status, 200);
     clock.advance(5_000);
-    const before = await (await fetch(`${server.url}/search/?q=thing`)).text();
-    assert.match(before, /2 projects match/, 'no upstream list stored yet: private and cached only');
+    // The cached page and the stored list are committed after their answers are sent.
+    const search = async () => (await fetch(`${server.url}/search/?q=thing`)).text();
+    await eventually(async () => /2 projects match/.test(await search()), 'the cached page to count: private and cached only (no upstream list yet)');
     assert.equal((await fetch(`${server.url}/simple/`, { headers: { Accept: PIP_ACCEPT } })).status, 200);
-    const html = await (await fetch(`${server.url}/search/?q=thing`)).text();
+    await eventually(async () => /3 projects match/.test(await search()), 'the stored upstream list to be searched');
+    const html = await search();
     assert.match(html, /3 projects match <strong>thing<\/strong>/);
     const kinds = [...html.matchAll(/<li><a href="\/project\/([^/]+)\/">[^<]+<\/a> <span class="badge[^"]*">(\w+)<\/span>/g)].map((m) => `${m[2]}:${m[1]}`);
     assert.deepEqual(kinds, ['private:thing-private', 'cached:upstream-thing', 'upstream:other-thing']);
   });
 
   test('the home page counts cached projects and names the upstream', async () => {
-    const html = await (await fetch(`${server.url}/`)).text();
+    const home = async () => (await fetch(`${server.url}/`)).text();
+    await eventually(async () => /project list of 2 names stored/.test(await home()), 'the upstream list to be stored');
+    const html = await home();
     assert.match(html, /<dt>Cached upstream projects<\/dt><dd>1<\/dd>/, "the upload's check of its name upstream (a 404) is not a project");
     assert.ok(html.includes(`<a href="${up.url}" rel="nofollow">`));
     assert.match(html, /project list of 2 names stored/);
