@@ -65,6 +65,14 @@ label{display:block;font-weight:600;margin:.6rem 0 .2rem}
 form.stack input{width:100%;max-width:22rem}
 form.stack button{margin-top:.8rem}
 .owner{border:1px dashed var(--line);border-radius:6px;padding:.6rem 1rem;margin:1rem 0}
+select{font:inherit;padding:.35rem .6rem;border:1px solid var(--line);border-radius:4px;background:var(--bg);color:var(--fg)}
+fieldset{border:1px solid var(--line);border-radius:4px;margin:.8rem 0 0;padding:.3rem .8rem .6rem;max-width:22rem;min-width:0}
+legend{font-weight:600;padding:0 .3rem}
+.choices label{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:.3rem 0;overflow-wrap:anywhere}
+form.stack .choices input{width:auto;flex:none}
+.nested{margin-left:1.6rem}
+details.confirm{display:inline-block;margin-top:.3rem}
+details.confirm p{margin:.4rem 0}
 `;
 
 export const SCRIPT = `document.querySelectorAll('[data-copy]').forEach(function (block) {
