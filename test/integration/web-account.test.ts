@@ -425,8 +425,8 @@ describe('the users page', () => {
     const account = await web.page('/account/', cookie);
     assert.ok(account.includes('<a href="/admin/users/">manage users</a>'));
     const list = await web.page('/admin/users/', cookie);
-    assert.match(list, /<td><strong>erin<\/strong><\/td><td>user<\/td>/);
-    assert.match(list, /<td><strong>root<\/strong><\/td><td>administrator<\/td>/);
+    assert.match(list, /<td><strong>erin<\/strong><\/td><td data-label="Role">user<\/td>/);
+    assert.match(list, /<td><strong>root<\/strong><\/td><td data-label="Role">administrator<\/td>/);
     const csrf = formToken(list);
 
     const badName = await add(cookie, csrf, 'bad name!', 'frank-password');

@@ -58,19 +58,25 @@ function expiryCell(token: TokenRecord, now: number): string {
   return `${timeElement(token.expiresAt)}${expired}`;
 }
 
+function tokenRow(t: TokenRecord, now: number, viewer: Viewer): string {
+  const cells = [
+    ['Id', `<code>${esc(t.id)}</code>`],
+    ['Description', esc(t.description ?? '')],
+    ['Scope', scopeText(t)],
+    ['Created', timeElement(t.createdAt)],
+    ['Expires', expiryCell(t, now)],
+  ].map(([label, html]) => `<td data-label="${label}">${html}</td>`);
+  const revoke = `<form method="post" action="/account/tokens/${esc(t.id)}/revoke" class="inline">${csrfInput(viewer)}<button type="submit" class="secondary" aria-label="Revoke token ${esc(t.id)}">Revoke</button></form>`;
+  return `<tr>${cells.join('')}<td>${revoke}</td></tr>`;
+}
+
 function tokenTable(view: AccountView, viewer: Viewer): string {
   if (view.tokens.length === 0) return '<p>You have no API tokens.</p>';
-  const rows = view.tokens.map(
-    (
-      t,
-    ) => `<tr><td><code>${esc(t.id)}</code></td><td>${esc(t.description ?? '')}</td><td>${scopeText(t)}</td><td>${timeElement(t.createdAt)}</td><td>${expiryCell(t, view.now)}</td>
-<td><form method="post" action="/account/tokens/${esc(t.id)}/revoke" class="inline">${csrfInput(viewer)}<button type="submit" class="secondary" aria-label="Revoke token ${esc(t.id)}">Revoke</button></form></td></tr>`,
-  );
-  return `<div class="table-wrap"><table class="tokens">
+  return `<div class="table-wrap"><table class="tokens stack">
 <caption class="visually-hidden">Your API tokens</caption>
-<thead><tr><th scope="col">Id</th><th scope="col">Description</th><th scope="col">Scope</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead>
+<thead><tr><th scope="col">Id</th><th scope="col">Description</th><th scope="col">Scope</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Revoke</th></tr></thead>
 <tbody>
-${rows.join('\n')}
+${view.tokens.map((t) => tokenRow(t, view.now, viewer)).join('\n')}
 </tbody>
 </table></div>`;
 }
@@ -152,11 +158,11 @@ export function renderTokenCreated(token: TokenRecord, secret: string, pypirc: s
   const main = `<h1>Token created</h1>
 <p class="notice ok" role="status">Copy the token now: this is the only time it is shown. larder keeps only its hash.</p>
 <p>Token <code>${esc(token.id)}</code> (${esc(token.description ?? '')}) for ${scopeText(token)}. ${until}</p>
-${copyBlock('API token', secret)}
+<div class="secret">${copyBlock('API token', secret)}</div>
 <h2>Use it</h2>
 <p>User name <code>__token__</code>, password: the token. For twine and flit, in <code>~/.pypirc</code>:</p>
 ${copyBlock('.pypirc', pypirc)}
-<p>Then <code>twine upload --repository larder dist/*</code>. With uv: <code>uv publish --token …</code>.</p>
+<p>Then <code>twine upload --repository larder dist/*</code>; with uv, <code>uv publish --token</code> and the token.</p>
 <p><a href="/account/">Back to your account</a></p>`;
   return page({ title: 'Token created', viewer, path: '/account/' }, main);
 }

@@ -73,6 +73,15 @@ form.stack .choices input{width:auto;flex:none}
 .nested{margin-left:1.6rem}
 details.confirm{display:inline-block;margin-top:.3rem}
 details.confirm p{margin:.4rem 0}
+.table-wrap{position:relative}
+.secret pre{white-space:pre-wrap;word-break:break-all}
+@media (max-width:40rem){
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}
+table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.stack tr{border-bottom:1px solid var(--line);padding:.5rem 0}
+table.stack td{border:0;padding:.1rem 0;overflow-wrap:anywhere}
+table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
+}
 `;
 
 export const SCRIPT = `document.querySelectorAll('[data-copy]').forEach(function (block) {

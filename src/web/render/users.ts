@@ -37,11 +37,11 @@ function actions(row: UserRow, view: UsersView, viewer: Viewer): string {
 function userTable(view: UsersView, viewer: Viewer): string {
   const rows = view.rows.map(
     (row) =>
-      `<tr><td><strong>${esc(row.user.name)}</strong></td><td>${row.user.admin ? 'administrator' : 'user'}</td><td>${timeElement(row.user.createdAt)}</td><td>${row.tokens}</td><td>${row.projects}</td><td>${actions(row, view, viewer)}</td></tr>`,
+      `<tr><td><strong>${esc(row.user.name)}</strong></td><td data-label="Role">${row.user.admin ? 'administrator' : 'user'}</td><td data-label="Created">${timeElement(row.user.createdAt)}</td><td data-label="Tokens">${row.tokens}</td><td data-label="Projects">${row.projects}</td><td>${actions(row, view, viewer)}</td></tr>`,
   );
-  return `<div class="table-wrap"><table class="users">
+  return `<div class="table-wrap"><table class="users stack">
 <caption class="visually-hidden">Users</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">Tokens</th><th scope="col">Projects</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">Tokens</th><th scope="col">Projects</th><th scope="col">Actions</th></tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
