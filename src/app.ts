@@ -159,7 +159,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     meta,
     blobs,
     space,
-    authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock)),
+    authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock), clock),
     publisher: new Publisher(stores, upstreamNames, new Set(config.mergeAllowList), clock),
     logger,
     metrics,
@@ -191,6 +191,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     documents: stores.documents,
     upstream: upstreamSource,
     sessionKey: await loadSessionKey(config.data, config.sessionSecret),
+    passwords,
   });
 
   koa.on('error', (err: NodeJS.ErrnoException) => {

@@ -1,16 +1,19 @@
 /**
  * Turns credentials into an identity, and decides what an identity may do to a project. Failed logins are
  * limited per client address and user name; a user name that does not exist costs one password hash too.
+ * An expired token is refused with a 403 that says so (it is not a guess, so it is not counted).
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type { Clock } from '../base/clock.js';
+import { forbidden } from '../base/errors.js';
 import type { IndexStore } from '../store/index-store.js';
 import type { ProjectRecord } from '../store/records.js';
 import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
 import type { PasswordVerifier } from './password-hasher.js';
 import { dummyHash } from './passwords.js';
-import { hashToken } from './tokens.js';
+import { hashToken, isExpired } from './tokens.js';
 
 export interface Identity {
   user: string;
@@ -31,11 +34,13 @@ export class Authenticator {
     private readonly store: IndexStore,
     private readonly passwords: PasswordVerifier,
     private readonly limiter: LoginLimiter,
+    private readonly clock: Clock,
   ) {}
 
   /**
    * The identity `credentials` prove, or null (a failed login, counted). Throws 429 without checking
-   * anything when the address or the user name has too many recent failures, even for good credentials.
+   * anything when the address or the user name has too many recent failures, even for good credentials;
+   * 403 (token_expired) for a token past its expiry.
    */
   async authenticate(credentials: Credentials | null, address: string): Promise<Identity | null> {
     const name = credentials?.kind === 'password' ? credentials.user : null;
@@ -49,7 +54,15 @@ export class Authenticator {
     const known = () => {
       const record = this.store.getTokenByHash(hash);
       const user = record && this.store.getUser(record.user);
-      return record && user ? { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true } : null;
+      if (!record || !user) return null;
+      if (isExpired(record, this.clock.now())) {
+        const when = `${record.expiresAt!.slice(0, 16).replace('T', ' ')} UTC`;
+        throw forbidden(
+          'token_expired',
+          `API token ${record.id} expired on ${when}: create a new one (on the web page /account/ or with larder token create).`,
+        );
+      }
+      return { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true };
     };
     const identity = known();
     if (identity) return identity;

@@ -4,15 +4,28 @@ import type { TokenRecord } from '../store/records.js';
 
 export const TOKEN_PREFIX = 'larder-';
 
+export interface NewTokenOptions {
+  /** Normalized project names the token is limited to; null = every project the user may upload to. */
+  projects: string[] | null;
+  description: string | null;
+  /** null = never expires. */
+  expiresAt: Date | null;
+}
+
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-export function newToken(user: string, projects: string[] | null, description: string | null, now: Date): { token: string; record: TokenRecord } {
+export function newToken(user: string, options: NewTokenOptions, now: Date): { token: string; record: TokenRecord } {
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const hash = hashToken(token);
-  return {
-    token,
-    record: { id: hash.slice(0, 12), hash, user, projects, description, createdAt: now.toISOString() },
-  };
+  const { projects, description, expiresAt } = options;
+  const record: TokenRecord = { id: hash.slice(0, 12), hash, user, projects, description, createdAt: now.toISOString() };
+  if (expiresAt) record.expiresAt = expiresAt.toISOString();
+  return { token, record };
+}
+
+/** Has the token stopped working at `now` (ms)? */
+export function isExpired(record: TokenRecord, now: number): boolean {
+  return record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now;
 }

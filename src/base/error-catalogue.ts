@@ -27,12 +27,14 @@ export const ERROR_CATALOGUE = {
   // Who may do what
   unauthorized: { status: 401, meaning: 'Credentials are needed for this request (reads of a private index, every write).' },
   invalid_credentials: { status: 403, meaning: 'The user name and password, or the API token, are wrong.' },
+  token_expired: { status: 403, meaning: 'The API token is past the expiry it was created with; the message names it and when it expired. Create a new one.' },
   too_many_failed_logins: { status: 429, meaning: 'Too many failed logins from this address or for this user; Retry-After says when to try again.' },
   password_checks_busy: { status: 503, meaning: 'Too many password checks are queued; Retry-After says when to try again.' },
   not_allowed: { status: 403, meaning: 'The user or token may not upload to or manage this project.' },
   not_owner: { status: 403, meaning: "A maintainer tried what only the project's owners (and administrators) may do." },
-  not_admin: { status: 403, meaning: 'Only an administrator may do this (allow a name that exists upstream).' },
+  not_admin: { status: 403, meaning: 'Only an administrator may do this (allow a name that exists upstream, manage users on the web pages).' },
   metrics_token: { status: 401, meaning: '/metrics needs the bearer token set in LARDER_METRICS_TOKEN.' },
+  password_required: { status: 403, meaning: 'The account and user pages were asked with an API token: they need a login with a password.' },
   invalid_form_token: { status: 403, meaning: "A web form was posted without this session's form token (a forged or stale form); reload the page." },
 
   // Upload transport (the multipart body)

@@ -1,11 +1,14 @@
 /** The larder commands other than `serve`: users, tokens and project administration on a data directory. */
-import { newToken } from '../auth/tokens.js';
+import { isExpired, newToken } from '../auth/tokens.js';
+import { EXPIRY_HELP, parseExpiry } from '../auth/token-expiry.js';
+import { newPasswordProblem, userNameProblem } from '../auth/user-rules.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { normalizeName } from '../model/names.js';
 import { checkProjectName } from '../index/client-names.js';
 import { CLI_IDENTITY, ProjectAdmin } from '../index/project-admin.js';
 import { systemClock } from '../base/clock.js';
 import type { IndexStore } from '../store/index-store.js';
+import type { TokenRecord } from '../store/records.js';
 import { openStorage } from '../store/local/open-storage.js';
 import { openBackends } from '../store/open-backends.js';
 import { cacheStats, collectGarbage, purgeCache } from '../index/cache-maintenance.js';
@@ -22,7 +25,8 @@ import { table } from './table.js';
 async function readPassword(io: Io, fromStdin: boolean): Promise<string> {
   if (!fromStdin) throw new UsageError('give the password on standard input with --password-stdin');
   const password = (await io.readStdin()).replace(/\r?\n$/, '');
-  if (password.length < 8) throw new UsageError('the password must have at least 8 characters');
+  const problem = newPasswordProblem(password);
+  if (problem) throw new UsageError(problem);
   return password;
 }
 
@@ -36,9 +40,8 @@ export const COMMANDS: Record<string, Command> = {
     minArgs: 1,
     maxArgs: 1,
     async run([name], values, { index: meta }, io) {
-      if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name!) || name === '__token__') {
-        throw new UsageError(`invalid user name '${name}': use letters, digits, '.', '_' and '-'`);
-      }
+      const problem = userNameProblem(name!);
+      if (problem) throw new UsageError(problem);
       if (meta.getUser(name!)) throw new UsageError(`user '${name}' already exists`);
       const password = await readPassword(io, values['password-stdin'] === true);
       const hasher = new PasswordHasher({ threads: 1 });
@@ -69,19 +72,26 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'token create': {
-    usage: 'larder token create USER [--project P]... [--description D]',
+    usage: 'larder token create USER [--project P]... [--description D] [--expires DURATION|DATE]',
     summary: 'create an API token (printed once, as the last line)',
-    options: { project: { type: 'string', multiple: true }, description: { type: 'string' } },
+    description: `--expires: when the token stops working: ${EXPIRY_HELP} (the default). A date is that day at 00:00 UTC.`,
+    options: { project: { type: 'string', multiple: true }, description: { type: 'string' }, expires: { type: 'string' } },
     minArgs: 1,
     maxArgs: 1,
     async run([user], values, { index: meta }, io) {
       const named = values.project as string[] | undefined;
       named?.forEach(checkProjectName);
       if (!meta.getUser(user!)) throw new UsageError(`no user named '${user}'`);
+      const now = systemClock.now();
+      const expiry = parseExpiry((values.expires as string | undefined) ?? 'never', now);
+      if (!expiry.ok) throw new UsageError(`--expires: ${expiry.problem}`);
       const projects = named?.map(normalizeName) ?? null;
-      const { token, record } = newToken(user!, projects, (values.description as string | undefined) ?? null, new Date(systemClock.now()));
+      const description = (values.description as string | undefined) ?? null;
+      const { token, record } = newToken(user!, { projects, description, expiresAt: expiry.expiresAt }, new Date(now));
       await meta.putToken(record);
-      io.out(`created token ${record.id} for ${user}${projects ? ` limited to ${projects.join(', ')}` : ''}; use it with user name __token__:`);
+      const scope = projects ? ` limited to ${projects.join(', ')}` : '';
+      const until = record.expiresAt ? `, expires ${record.expiresAt}` : ', never expires';
+      io.out(`created token ${record.id} for ${user}${scope}${until}; use it with user name __token__:`);
       io.out(token);
     },
   },
@@ -93,8 +103,10 @@ export const COMMANDS: Record<string, Command> = {
     async run([user], _values, { index: meta }, io) {
       const tokens = meta.listTokens(user);
       if (tokens.length === 0) return io.out('no tokens');
-      const rows = tokens.map((t) => [t.id, t.user, t.projects?.join(',') ?? '*', t.createdAt, t.description ?? '']);
-      for (const line of table([['ID', 'USER', 'PROJECTS', 'CREATED', 'DESCRIPTION'], ...rows])) io.out(line);
+      const now = systemClock.now();
+      const expires = (t: TokenRecord) => (t.expiresAt ? `${t.expiresAt}${isExpired(t, now) ? ' (expired)' : ''}` : 'never');
+      const rows = tokens.map((t) => [t.id, t.user, t.projects?.join(',') ?? '*', t.createdAt, expires(t), t.description ?? '']);
+      for (const line of table([['ID', 'USER', 'PROJECTS', 'CREATED', 'EXPIRES', 'DESCRIPTION'], ...rows])) io.out(line);
     },
   },
   'token revoke': {

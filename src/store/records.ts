@@ -63,6 +63,8 @@ export interface TokenRecord {
   projects: string[] | null;
   description: string | null;
   createdAt: string;
+  /** When the token stops working (ISO time); absent = never. */
+  expiresAt?: string;
 }
 
 /** A web session logged out before its end: its id is refused until `until` (ms), when the session would end anyway. */

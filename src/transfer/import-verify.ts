@@ -150,7 +150,7 @@ export function verifyRecords(staged: Staged): void {
           users.add(key);
           break;
         case 'tokens':
-          if (!isStr(key) || v.hash !== key || !isStr(v.user)) throw bad('not a token record');
+          if (!isStr(key) || v.hash !== key || !isStr(v.user) || (v.expiresAt !== undefined && !isStr(v.expiresAt))) throw bad('not a token record');
           break;
         case 'upstream-docs':
           if (!isDocKey(key) || typeof v.fetchedAt !== 'number' || !('value' in v)) throw bad('not a cached page or document record');

@@ -54,6 +54,7 @@ export const sameToken = (a: TokenRecord, b: TokenRecord) =>
   a.user === b.user &&
   a.description === b.description &&
   a.createdAt === b.createdAt &&
+  (a.expiresAt ?? null) === (b.expiresAt ?? null) &&
   JSON.stringify(a.projects) === JSON.stringify(b.projects);
 
 /**

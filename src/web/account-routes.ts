@@ -1,31 +1,21 @@
 /** POST routes of the web pages: logging in and out, and an owner's yank / unyank of a release. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { bodyParser } from '../http/request-body.js';
-import { LarderError, forbidden } from '../base/errors.js';
+import { LarderError } from '../base/errors.js';
 import { checkProjectName, checkVersionSegment } from '../index/client-names.js';
 import { normalizeName } from '../model/names.js';
+import { checkedSession, field, formBody, secureRequest } from './forms.js';
 import { sendPage } from './page-response.js';
 import { ANONYMOUS } from './render/layout.js';
 import { renderLogin } from './render/login.js';
 import { SESSION_LIFETIME_MS } from './session.js';
-import { localPath, sessionCookie, whoIsLooking } from './viewer.js';
+import { localPath, sessionCookie } from './viewer.js';
 import type { WebContext } from './web-context.js';
-
-const formBody = bodyParser({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
-
-function field(ctx: Context, name: string): string {
-  const value = (ctx.request.body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-}
-
-const forged = () =>
-  forbidden('invalid_form_token', "This form was not sent from this site's own page, or the login behind it has ended; reload the page and try again.");
 
 export function registerAccountRoutes(router: Router, web: WebContext): void {
   const { http } = web.deps;
   const { config } = http;
-  const secure = (ctx: Context) => ctx.protocol === 'https' || (config.publicUrl?.startsWith('https:') ?? false);
+  const secure = (ctx: Context) => secureRequest(ctx, web);
 
   router.get('/account/login/', async (ctx) => {
     const next = localPath(ctx.query.next);
@@ -57,15 +47,8 @@ export function registerAccountRoutes(router: Router, web: WebContext): void {
     ctx.redirect(next);
   });
 
-  /** The session of a POSTed form, when its form token is right; else 403. */
-  const checkedSession = async (ctx: Context) => {
-    const { session } = await whoIsLooking(ctx, web.signer, http.authenticator);
-    if (!session || !web.signer.checkFormToken(session, field(ctx, 'csrf'))) throw forged();
-    return session;
-  };
-
   router.post('/account/logout/', formBody, async (ctx) => {
-    await web.signer.end(await checkedSession(ctx));
+    await web.signer.end(await checkedSession(ctx, web));
     ctx.append('Set-Cookie', sessionCookie('', 0, secure(ctx)));
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 303;
@@ -77,7 +60,7 @@ export function registerAccountRoutes(router: Router, web: WebContext): void {
     const version = ctx.params.version!;
     checkProjectName(project);
     checkVersionSegment(version);
-    const session = await checkedSession(ctx);
+    const session = await checkedSession(ctx, web);
     const reason = yanked ? field(ctx, 'reason').trim().slice(0, 500) || null : null;
     await web.deps.admin.setYanked(project, version, yanked, reason, session.identity);
     ctx.status = 303;

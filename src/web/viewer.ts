@@ -20,7 +20,11 @@ export async function whoIsLooking(ctx: Context, signer: SessionSigner, authenti
     if (identity) session = { identity, nonce: null, endsAt: null };
   }
   if (!session) return { session: null, viewer: ANONYMOUS };
-  return { session, viewer: { user: session.identity.user, formToken: signer.formToken(session), viaBasic: session.nonce === null } };
+  return { session, viewer: viewerOf(session, signer) };
+}
+
+export function viewerOf(session: WebSession, signer: SessionSigner): Viewer {
+  return { user: session.identity.user, formToken: signer.formToken(session), viaBasic: session.nonce === null };
 }
 
 /** A local path to return to after logging in; anything else (another site, `//host`) becomes `/`. */

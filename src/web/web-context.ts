@@ -16,6 +16,8 @@ export interface WebDeps {
   /** The upstream side of the index (its project list), when there is an upstream. */
   upstream: IndexSource | null;
   sessionKey: Buffer;
+  /** Hashes the passwords set on the account and user pages (the server's PasswordHasher). */
+  passwords: { hash(password: string): Promise<string> };
 }
 
 export interface WebContext {

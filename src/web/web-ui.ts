@@ -1,17 +1,21 @@
 /**
  * The web pages people browse (pypi.org's URL scheme): `/`, `/search/`, `/project/<p>/[<v>/]`, `/help/`,
- * `/account/login/` and the owner actions. Mounted before the read-auth check, which it applies itself
+ * `/account/login/` and the owner actions; a user's own `/account/` (API tokens, password) and the
+ * administrators' `/admin/users/`. Mounted before the read-auth check, which it applies itself
  * (a login form rather than a bare 401); every other path goes on to the index API unchanged.
  */
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { registerAccountRoutes } from './account-routes.js';
 import { registerPageRoutes } from './page-routes.js';
+import { registerPasswordRoutes } from './password-routes.js';
 import { ProjectSearch } from './project-search.js';
 import { ProjectViews } from './project-view.js';
 import { SCRIPT, STYLESHEET } from './render/assets.js';
 import { setPageHeaders } from './page-response.js';
 import { SessionSigner } from './session.js';
+import { registerTokenRoutes } from './token-routes.js';
+import { registerUserAdminRoutes } from './user-admin-routes.js';
 import { whoIsLooking } from './viewer.js';
 import type { WebContext, WebDeps } from './web-context.js';
 
@@ -73,5 +77,8 @@ export function createWebUi(deps: WebDeps): Middleware {
   router.get('/static/larder.js', asset('text/javascript; charset=utf-8', SCRIPT));
   registerPageRoutes(router, web);
   registerAccountRoutes(router, web);
+  registerTokenRoutes(router, web);
+  registerPasswordRoutes(router, web);
+  registerUserAdminRoutes(router, web);
   return router.routes() as Middleware;
 }

@@ -44,7 +44,7 @@ export async function startLarder(overrides: Partial<Config> = {}, dataDir?: str
       await larder.meta.putUser({ name, passwordHash: await passwords.hash(password), admin, createdAt: new Date().toISOString() });
     },
     async addToken(user, projects) {
-      const { token, record } = newToken(user, projects ?? null, null, new Date());
+      const { token, record } = newToken(user, { projects: projects ?? null, description: null, expiresAt: null }, new Date());
       await larder.meta.putToken(record);
       return token;
     },

@@ -61,7 +61,8 @@ describe('authenticator', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const make = (limit = 10, verifier: PasswordVerifier = hasher) => new Authenticator(meta, verifier, new LoginLimiter(limit, new ManualClock()));
+  const make = (limit = 10, verifier: PasswordVerifier = hasher) =>
+    new Authenticator(meta, verifier, new LoginLimiter(limit, new ManualClock()), new ManualClock());
 
   test('an unknown user name goes through the same password hash as a known one', async () => {
     const auth = make(100);
@@ -92,7 +93,7 @@ describe('authenticator', () => {
     assert.equal(await auth.authenticate(password('alice', 'guess-1'), '10.0.0.2'), null);
     assert.equal(counting.calls, 1);
     await assert.rejects(auth.authenticate(password('alice', 'alice-password'), '10.0.0.2'), (err: LarderError) => err.status === 429);
-    const { token, record } = newToken('alice', null, null, new Date());
+    const { token, record } = newToken('alice', { projects: null, description: null, expiresAt: null }, new Date());
     await meta.putToken(record);
     await assert.rejects(auth.authenticate({ kind: 'token', token }, '10.0.0.2'), (err: LarderError) => err.status === 429);
     assert.equal(counting.calls, 1);

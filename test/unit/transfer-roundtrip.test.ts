@@ -42,6 +42,7 @@ async function fill(storage: Storage): Promise<void> {
     projects: ['demo'],
     description: 'ci',
     createdAt: '2024-01-01T00:00:00.000Z',
+    expiresAt: '2099-01-01T00:00:00.000Z',
   });
   await index.allowName('some-allowed', 'root');
   const validators = { etag: '"v1"', lastModified: 'Mon, 01 Jan 2024 00:00:00 GMT' };

@@ -71,6 +71,7 @@ export function putToken(tx: Queryable, token: TokenRecord): Promise<void> {
     projects: token.projects,
     description: token.description,
     created_at: token.createdAt,
+    expires_at: token.expiresAt ?? null,
   };
   return upsert(tx, 'tokens', row, ['hash']);
 }

@@ -154,6 +154,11 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    // NULL = the token never expires (every token made before expiry existed).
+    version: 6,
+    sql: 'ALTER TABLE tokens ADD COLUMN expires_at text;',
+  },
 ];
 
 /** Applies the steps this database lacks; refuses a database migrated by a newer larder. */

@@ -93,6 +93,7 @@ export function tokenOf(row: Row): TokenRecord {
     projects: (row.projects as string[] | null) ?? null,
     description: strOrNull(row.description),
     createdAt: str(row.created_at),
+    ...(row.expires_at == null ? {} : { expiresAt: str(row.expires_at) }),
   };
 }
 

@@ -65,6 +65,23 @@ label{display:block;font-weight:600;margin:.6rem 0 .2rem}
 form.stack input{width:100%;max-width:22rem}
 form.stack button{margin-top:.8rem}
 .owner{border:1px dashed var(--line);border-radius:6px;padding:.6rem 1rem;margin:1rem 0}
+select{font:inherit;padding:.35rem .6rem;border:1px solid var(--line);border-radius:4px;background:var(--bg);color:var(--fg)}
+fieldset{border:1px solid var(--line);border-radius:4px;margin:.8rem 0 0;padding:.3rem .8rem .6rem;max-width:22rem;min-width:0}
+legend{font-weight:600;padding:0 .3rem}
+.choices label{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:.3rem 0;overflow-wrap:anywhere}
+form.stack .choices input{width:auto;flex:none}
+.nested{margin-left:1.6rem}
+details.confirm{display:inline-block;margin-top:.3rem}
+details.confirm p{margin:.4rem 0}
+.table-wrap{position:relative}
+.secret pre{white-space:pre-wrap;word-break:break-all}
+@media (max-width:40rem){
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}
+table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.stack tr{border-bottom:1px solid var(--line);padding:.5rem 0}
+table.stack td{border:0;padding:.1rem 0;overflow-wrap:anywhere}
+table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
+}
 `;
 
 export const SCRIPT = `document.querySelectorAll('[data-copy]').forEach(function (block) {

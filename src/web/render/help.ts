@@ -26,7 +26,7 @@ export function renderHelp(target: SnippetTarget, facts: HelpFacts, viewer: View
 <dt>Largest upload</dt><dd>${esc(formatBytes(facts.maxUploadSize))}</dd>
 <dt>Upstream</dt><dd>${facts.upstream ? `<code>${esc(facts.upstream)}</code>${facts.offline ? ' (offline: only what is cached)' : ''}` : 'none'}</dd>
 </dl>
-<p>API tokens come from the administrator (<code>larder token create USER</code>). Over plain <code>http://</code>, pip and pdm need the host trusted, as below; behind HTTPS drop those lines.</p>
+<p>Logged-in users create their own API tokens on <a href="/account/">their account page</a> (administrators also with <code>larder token create USER</code>). Over plain <code>http://</code>, pip and pdm need the host trusted, as below; behind HTTPS drop those lines.</p>
 </section>
 <section aria-labelledby="install-h">
 <h2 id="install-h">Installing</h2>

@@ -31,7 +31,7 @@ function accountPart(frame: PageFrame): string {
     const next = frame.path && frame.path !== '/account/login/' ? `?next=${encodeURIComponent(frame.path)}` : '';
     return `<a href="/account/login/${esc(next)}">Log in</a>`;
   }
-  const who = `<span class="viewer">Logged in as <strong>${esc(viewer.user)}</strong></span>`;
+  const who = `<span class="viewer">Logged in as <strong>${esc(viewer.user)}</strong></span> <a href="/account/">Account</a>`;
   if (viewer.viaBasic || !viewer.formToken) return who;
   return `${who} <form method="post" action="/account/logout/" class="inline"><input type="hidden" name="csrf" value="${esc(viewer.formToken)}"><button type="submit" class="link">Log out</button></form>`;
 }

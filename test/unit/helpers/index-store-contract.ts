@@ -96,6 +96,24 @@ export function indexStoreContract(name: string, open: StorageFactory): void {
       assert.equal(await store.removeUser('bob'), false);
     });
 
+    test('a token keeps the expiry it was written with; one without an expiry reads back without one', async () => {
+      const store = storage().index;
+      const at = '2026-11-25T12:00:00.000Z';
+      await store.putUser({ name: 'tia', passwordHash: 'h', admin: false, createdAt: at });
+      const lasting = { id: '111111111111', hash: '1'.repeat(64), user: 'tia', projects: ['demo'], description: 'ci', createdAt: at };
+      const expiring = { ...lasting, id: '222222222222', hash: '2'.repeat(64), projects: null, expiresAt: '2027-02-23T12:00:00.000Z' };
+      await store.putToken(lasting);
+      await store.putToken(expiring);
+      assert.deepEqual({ ...store.getTokenByHash(lasting.hash) }, lasting);
+      assert.deepEqual({ ...store.getTokenByHash(expiring.hash) }, expiring);
+      const snapshot = store.readSnapshot((s) => [...s.tokens()].filter((t) => t.user === 'tia').map((t) => ({ ...t })));
+      assert.deepEqual(
+        snapshot.sort((a, b) => a.id.localeCompare(b.id)),
+        [lasting, expiring],
+      );
+      assert.equal(await store.removeUser('tia'), true);
+    });
+
     test('a read snapshot holds every record kind', async () => {
       const store = storage().index;
       const counts = store.readSnapshot((view) => ({
