@@ -7,6 +7,7 @@ import { createLogger } from '../logger.js';
 import { InputError } from '../mirror/requirement.js';
 import { openMirrorSource } from '../mirror/mirror-source.js';
 import { summarize } from '../mirror/plan.js';
+import type { ResolutionReads } from '../mirror/source-index.js';
 import { syncMirrorSet, targetsOf, type SyncOutcome } from '../mirror/sync.js';
 import { checkTarget, targetLabel } from '../mirror/target.js';
 import { mirrorFileKey, pinnedFiles, type MirrorSetRecord } from '../store/mirror-set-store.js';
@@ -34,7 +35,7 @@ async function runSync(set: MirrorSetRecord, values: Record<string, unknown>, st
   const logger = createLogger({ logLevel: 'error' }, process.stderr);
   const source = await openMirrorSource(config, storage, logger, systemClock);
   const progress = new Progress({
-    label: `mirror ${set.name}`,
+    label: `mirror ${set.name}${dryRun ? ' (dry run)' : ''}`,
     stream: process.stderr,
     rate: true,
     intervalMs: interval === undefined ? undefined : parseDuration(interval, '--progress-interval'),
@@ -42,7 +43,9 @@ async function runSync(set: MirrorSetRecord, values: Record<string, unknown>, st
   let outcome: SyncOutcome;
   try {
     outcome = await syncMirrorSet(set, storage, source, { dryRun, jobs, progress, clock: systemClock });
-    if (!dryRun) progress.done();
+    // A dry run that found everything it read in the cache received nothing: no progress line for it.
+    if (!dryRun || outcome.reads.bytes > 0) progress.done();
+    else progress.abort();
   } catch (err) {
     progress.abort();
     if (err instanceof InputError) throw new UsageError(err.message);
@@ -67,14 +70,33 @@ function report(outcome: SyncOutcome, dryRun: boolean, io: Io): void {
   const all = files.filter((f) => f.variant === 'file');
   rows.push(['all targets', String(new Set(all.map((f) => f.project)).size), String(all.length), formatBytes(all.reduce((n, f) => n + (f.size ?? 0), 0))]);
   for (const line of table([['TARGET', 'PROJECTS', 'FILES', 'BYTES'], ...rows])) io.out(line);
-  if (dryRun) io.out(`dry run: nothing downloaded; ${files.length} files planned (distribution files and their .metadata)`);
-  else io.out(`mirror ${record.name}: fetched ${outcome.fetched} files (${formatBytes(outcome.bytes)}), ${outcome.present} were cached already`);
+  if (dryRun) {
+    io.out(`dry run: no file stored; ${files.length} files planned (distribution files and their .metadata)`);
+    const read = readFromUpstream(outcome.reads);
+    if (read) io.out(`dry run: ${read}`);
+  } else io.out(`mirror ${record.name}: fetched ${outcome.fetched} files (${formatBytes(outcome.bytes)}), ${outcome.present} were cached already`);
   if (problems.length) {
     io.out(`could not satisfy (${problems.length}):`);
     for (const p of problems) io.out(`  ${p}`);
     throw new MirrorIncomplete(`mirror set ${record.name} is incomplete: ${problems.length} problem${problems.length === 1 ? '' : 's'} listed above`);
   }
   if (!dryRun) io.out(`mirror ${record.name} is complete`);
+}
+
+/** What a dry run read from the upstream without keeping it, in words; null when it read nothing. */
+function readFromUpstream(reads: ResolutionReads): string | null {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const parts: string[] = [];
+  if (reads.metadataRead) parts.push(plural(reads.metadataRead, '.metadata file'));
+  const wheels = reads.wheelsByRanges + reads.wheelsDownloaded;
+  if (wheels) {
+    const how = [
+      reads.wheelsByRanges ? `${reads.wheelsByRanges} by range requests` : '',
+      reads.wheelsDownloaded ? `${reads.wheelsDownloaded} downloaded whole to a temporary file and removed (the upstream ignored the range request)` : '',
+    ].filter(Boolean);
+    parts.push(`the METADATA inside ${plural(wheels, 'wheel')}, ${how.join(', ')}`);
+  }
+  return parts.length ? `read from the upstream, nothing kept (${formatBytes(reads.bytes)} received): ${parts.join('; ')}` : null;
 }
 
 function setNamed(storage: Storage, name: string): MirrorSetRecord {
@@ -99,7 +121,8 @@ export const MIRROR_COMMANDS: Record<string, Command> = {
       'tags are compatible with a target as pip would judge them; sdists only with --sdists or when a version',
       'has no wheel for the target.',
       '',
-      '  --dry-run           print the plan (every file with its size) and download nothing',
+      '  --dry-run           print the plan (every file with its size) and store no file; the METADATA of',
+      '                      a wheel with no .metadata file is read by range requests (or a temporary download)',
       '  --jobs N            downloads at a time (default 4)',
       '  --progress-interval D  least time between plain progress lines',
       '',

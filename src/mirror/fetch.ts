@@ -34,7 +34,10 @@ export async function fetchMissing(
   const result: FetchResult = { fetched: 0, present: 0, bytes: 0, failures: [] };
   const missing = files.filter((f) => !isCached(storage, f));
   result.present = files.length - missing.length;
-  options.progress?.setTotals({ files: missing.length, bytes: missing.reduce((n, f) => n + (f.size ?? 0), 0) });
+  // A byte total only when the index listed the size of every distribution file; a `.metadata` (never
+  // listed, a few kB) adds its size once it is in.
+  let totalBytes = missing.every((f) => f.size !== null || f.variant !== 'file') ? missing.reduce((n, f) => n + (f.size ?? 0), 0) : undefined;
+  options.progress?.setTotals({ files: missing.length, bytes: totalBytes });
   let next = 0;
   const worker = async () => {
     while (next < missing.length) {
@@ -44,11 +47,20 @@ export async function fetchMissing(
         if (!body) throw new Error('the index no longer lists it');
         if (body.kind === 'stream') {
           const { stream } = await body.open();
+          let size = 0;
           for await (const chunk of stream) {
-            result.bytes += (chunk as Buffer).length;
+            size += (chunk as Buffer).length;
             options.progress?.add(0, (chunk as Buffer).length);
           }
+          result.bytes += size;
           result.fetched += 1;
+          if (file.size === null && totalBytes !== undefined) {
+            totalBytes += size;
+            options.progress?.setTotals({ bytes: totalBytes });
+          }
+        } else {
+          // Stored meanwhile (the same bytes under another name, another node's download).
+          result.present += 1;
         }
         options.progress?.add(1, 0);
       } catch (err) {

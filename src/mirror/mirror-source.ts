@@ -13,9 +13,12 @@ import { Metrics } from '../metrics/metrics.js';
 import { StorageReporter } from '../metrics/storage-reporter.js';
 import { DiskSpace } from '../store/disk-space.js';
 import type { Storage } from '../store/storage.js';
+import { UncachedMetadata } from './uncached-metadata.js';
 
 export interface MirrorSource {
   cache: CachedSource;
+  /** Core metadata read from the upstream without storing anything (dry runs). */
+  uncached: UncachedMetadata;
   close(): Promise<void>;
 }
 
@@ -38,6 +41,11 @@ export async function openMirrorSource(config: Config, storage: Storage, logger:
   });
   return {
     cache: chain.cache,
+    uncached: new UncachedMetadata(chain.client, {
+      deadline: config.upstreamDeadline,
+      maxFileSize: config.maxFileSize,
+      tmpPath: () => storage.blobs.tmpPath('mirror-wheel'),
+    }),
     async close() {
       await chain.cache.files.drain();
       await chain.client.close();

@@ -85,8 +85,9 @@ export class Progress {
 
   private text(): string {
     const { label, totalFiles, totalBytes } = this.options;
-    const files = totalFiles !== undefined ? `${this.files}/${totalFiles} files` : `${this.files} files`;
-    const bytes = totalBytes !== undefined ? `${formatBytes(this.bytes)} of ${formatBytes(totalBytes)}` : formatBytes(this.bytes);
+    // A total of nothing is no total: `0 files, 0 B` rather than `0/0 files, 0 B of 0 B`.
+    const files = totalFiles ? `${this.files}/${totalFiles} files` : `${this.files} files`;
+    const bytes = totalBytes ? `${formatBytes(this.bytes)} of ${formatBytes(totalBytes)}` : formatBytes(this.bytes);
     const seconds = (this.now() - this.started) / 1000;
     const rate = this.options.rate && seconds > 0 ? `, ${formatBytes(Math.round(this.bytes / seconds))}/s` : '';
     return `${label}: ${files}, ${bytes}${rate}`;

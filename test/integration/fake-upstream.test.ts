@@ -371,6 +371,32 @@ describe('test fixtures', () => {
       assert.equal(head.headers['content-length'], String(blob.size));
       assert.equal(head.body.length, 0);
     });
+
+    test('with ranges, a single byte range of a file is a 206; without, the whole file', async () => {
+      const whole = await readFile(join(tmp, 'dists', blob.filename));
+      const asked = (range: string) => get(upstream.fileUrl(blob), { headers: { range } });
+      assert.equal((await asked('bytes=0-9')).status, 200, 'ranges are off by default');
+      upstream.configure({ ranges: true });
+      try {
+        const first = await asked('bytes=0-9');
+        assert.equal(first.status, 206);
+        assert.equal(first.headers['content-range'], `bytes 0-9/${blob.size}`);
+        assert.deepEqual(first.body, whole.subarray(0, 10));
+        const tail = await asked('bytes=-100');
+        assert.equal(tail.headers['content-range'], `bytes ${blob.size - 100}-${blob.size - 1}/${blob.size}`);
+        assert.deepEqual(tail.body, whole.subarray(-100));
+        const open = await asked(`bytes=${blob.size - 5}-`);
+        assert.deepEqual(open.body, whole.subarray(-5));
+        const past = await asked(`bytes=${blob.size}-`);
+        assert.equal(past.status, 416);
+        assert.equal(past.headers['content-range'], `bytes */${blob.size}`);
+        const several = await asked('bytes=0-1,5-6');
+        assert.equal(several.status, 200);
+        assert.equal(several.body.length, blob.size);
+      } finally {
+        upstream.configure({ ranges: false });
+      }
+    });
   });
 
   describe('fake upstream: faults', () => {
