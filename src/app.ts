@@ -47,6 +47,7 @@ import { Policy, type PolicyRules } from './policy/policy.js';
 import { PolicySource } from './policy/policy-source.js';
 import { namePattern } from './policy/requirements.js';
 import { createLogger } from './logger.js';
+import { loggedError } from './http/logged-error.js';
 import { loadSessionKey } from './web/session.js';
 import { createWebUi } from './web/web-ui.js';
 import { StorageReporter } from './metrics/storage-reporter.js';
@@ -194,10 +195,16 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     passwords,
   });
 
+  // Koa reports a failed body stream both from the stream and from its pipe into the response: logged once.
+  const reported = new WeakSet<object>();
   koa.on('error', (err: NodeJS.ErrnoException) => {
+    if (typeof err === 'object' && err !== null) {
+      if (reported.has(err)) return;
+      reported.add(err);
+    }
     // A client that goes away mid-response is routine, not a server error.
     if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') logger.debug({ err: err.message }, 'client went away');
-    else logger.warn({ err }, 'response failed');
+    else logger.warn({ err: loggedError(err) }, 'response failed');
   });
   koa.use(requestLog(parts.record));
   koa.use(errorMiddleware(logger, storage));

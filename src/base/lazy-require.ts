@@ -1,6 +1,6 @@
 /**
  * Loads a dependency when it is first used, so what only some requests need (HTML parsing of an upstream,
- * multipart and archive handling of uploads, pretty logs on a terminal) does not weigh on every start.
+ * multipart and archive handling of uploads) does not weigh on every start.
  */
 import { createRequire } from 'node:module';
 

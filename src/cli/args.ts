@@ -1,31 +1,22 @@
-/** Argument parsing shared by the commands: node:util parseArgs plus the config flags every command takes. */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+/** Argument parsing shared by the commands: a command's own options plus the settings flags every command takes. */
 import { loadConfig } from '../config/load.js';
 import { SETTINGS, type Config, type ConfigKey } from '../config/schema.js';
+import { parseOptions, UsageError, type OptionSpecs, type OptionValues } from './options.js';
+import { SETTING_OPTIONS } from './setting-options.js';
 
-export class UsageError extends Error {}
+export { UsageError };
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-
-const CONFIG_OPTIONS: Options = Object.fromEntries(
-  SETTINGS.map((s) => [s.flag.slice(2), { type: s.key === 'offline' || s.key === 'readAuth' ? ('boolean' as const) : ('string' as const) }]),
-);
+export const HELP_OPTION: OptionSpecs = { help: { type: 'boolean', short: 'h', help: 'show this help' } };
 
 export interface Parsed {
-  values: Record<string, string | boolean | string[] | undefined>;
+  values: OptionValues;
   positionals: string[];
   config: () => Config;
 }
 
-export function parseCommand(argv: string[], options: Options, env: NodeJS.ProcessEnv): Parsed {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({ args: argv, options: { ...CONFIG_OPTIONS, ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const values = parsed.values as Parsed['values'];
-  const { positionals } = parsed;
+/** `name` is the command as typed after `larder` (e.g. `user list`), for the hint after an unknown option. */
+export function parseCommand(name: string, argv: string[], options: OptionSpecs, env: NodeJS.ProcessEnv): Parsed {
+  const { values, positionals } = parseOptions(argv, { ...SETTING_OPTIONS, ...options, ...HELP_OPTION }, `larder ${name} --help`);
   const flags: Partial<Record<ConfigKey, unknown>> = {};
   for (const s of SETTINGS) {
     const v = values[s.flag.slice(2)];
@@ -33,5 +24,3 @@ export function parseCommand(argv: string[], options: Options, env: NodeJS.Proce
   }
   return { values, positionals, config: () => loadConfig({ env, flags }) };
 }
-
-export const CONFIG_FLAGS_HELP = SETTINGS.map((s) => `  ${s.flag.padEnd(20)} ${s.help} (env ${s.env})`).join('\n');

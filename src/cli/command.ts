@@ -1,7 +1,7 @@
 /** What a `larder` subcommand is: its usage and help, its arguments, and what it runs against a data directory. */
-import type { Config } from '../config/schema.js';
+import type { Config, ConfigKey } from '../config/schema.js';
 import type { Storage } from '../store/storage.js';
-import type { parseCommand } from './args.js';
+import type { OptionSpecs } from './options.js';
 
 export interface Io {
   out: (line: string) => void;
@@ -16,7 +16,9 @@ export interface Command {
   summary: string;
   /** More help, shown by `--help` after the summary. */
   description?: string;
-  options?: Parameters<typeof parseCommand>[1];
+  options?: OptionSpecs;
+  /** The settings its help lists (default: the data directory and the shared backends); all are taken. */
+  settings?: readonly ConfigKey[];
   minArgs: number;
   maxArgs: number;
   /** Opens the data directory alone, even when shared backends are configured (`migrate` moves it into them). */

@@ -14,7 +14,8 @@ import { openBackends } from '../store/open-backends.js';
 import { cacheStats, collectGarbage, purgeCache } from '../index/cache-maintenance.js';
 import { parseDuration } from '../config/schema.js';
 import { formatBytes } from '../base/units.js';
-import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
+import { parseCommand, UsageError } from './args.js';
+import { commandHelp } from './help.js';
 import { TRANSFER_COMMANDS } from './transfer-commands.js';
 import { POLICY_COMMANDS } from './policy-commands.js';
 import { MIRROR_COMMANDS } from './mirror-commands.js';
@@ -36,7 +37,10 @@ export const COMMANDS: Record<string, Command> = {
   'user add': {
     usage: 'larder user add NAME [--password-stdin] [--admin]',
     summary: 'create a user (password read from standard input)',
-    options: { 'password-stdin': { type: 'boolean' }, admin: { type: 'boolean' } },
+    options: {
+      'password-stdin': { type: 'boolean', help: 'read the password (8 characters or more) from standard input' },
+      admin: { type: 'boolean', help: 'make the user an administrator' },
+    },
     minArgs: 1,
     maxArgs: 1,
     async run([name], values, { index: meta }, io) {
@@ -74,8 +78,11 @@ export const COMMANDS: Record<string, Command> = {
   'token create': {
     usage: 'larder token create USER [--project P]... [--description D] [--expires DURATION|DATE]',
     summary: 'create an API token (printed once, as the last line)',
-    description: `--expires: when the token stops working: ${EXPIRY_HELP} (the default). A date is that day at 00:00 UTC.`,
-    options: { project: { type: 'string', multiple: true }, description: { type: 'string' }, expires: { type: 'string' } },
+    options: {
+      project: { type: 'string', multiple: true, value: 'P', help: 'limit the token to project P (repeatable); default: every project the user may upload to' },
+      description: { type: 'string', value: 'D', help: 'a note shown by token list' },
+      expires: { type: 'string', value: 'WHEN', help: `when the token stops working: ${EXPIRY_HELP}; a date is that day at 00:00 UTC`, default: 'never' },
+    },
     minArgs: 1,
     maxArgs: 1,
     async run([user], values, { index: meta }, io) {
@@ -122,7 +129,7 @@ export const COMMANDS: Record<string, Command> = {
   'project yank': {
     usage: 'larder project yank PROJECT VERSION [--reason R]',
     summary: 'yank a release',
-    options: { reason: { type: 'string' } },
+    options: { reason: { type: 'string', value: 'R', help: 'why, shown to installers (pip prints it)' } },
     minArgs: 2,
     maxArgs: 2,
     async run([project, version], values, { index: meta }, io) {
@@ -188,7 +195,7 @@ export const COMMANDS: Record<string, Command> = {
   gc: {
     usage: 'larder gc [--min-age DURATION]',
     summary: 'delete orphan blobs and stale temporary files (safe while the server runs)',
-    options: { 'min-age': { type: 'string' } },
+    options: { 'min-age': { type: 'string', value: 'DURATION', help: 'keep orphan blobs and temporary files younger than this', default: '1h' } },
     minArgs: 0,
     maxArgs: 0,
     async run(_args, values, storage, io) {
@@ -212,14 +219,10 @@ export const COMMANDS: Record<string, Command> = {
   ...MIGRATE_COMMANDS,
 };
 
-export function commandHelp(command: Command): string {
-  return `usage: ${command.usage}\n\n${command.summary}${command.description ? `\n\n${command.description}` : ''}\n\nData directory and other settings:\n${CONFIG_FLAGS_HELP}`;
-}
-
 export const runStoreCommand =
-  (command: Command): Handler =>
+  (name: string, command: Command): Handler =>
   async (argv, io) => {
-    const { values, positionals, config } = parseCommand(argv, command.options ?? {}, io.env);
+    const { values, positionals, config } = parseCommand(name, argv, command.options ?? {}, io.env);
     if (values.help) return io.out(commandHelp(command));
     if (positionals.length < command.minArgs || positionals.length > command.maxArgs) {
       throw new UsageError(`wrong number of arguments; usage: ${command.usage}`);

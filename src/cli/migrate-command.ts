@@ -4,18 +4,15 @@ import { migrate } from '../transfer/migrate.js';
 import { Progress } from '../transfer/progress.js';
 import { UsageError } from './args.js';
 import type { Command } from './command.js';
+import { PROGRESS_OPTION } from './transfer-commands.js';
 import { openMigrationTargets, type OpenMigrationTargets } from './migration-targets.js';
 
 const DESCRIPTION = [
   'The source is the data directory (--data / LARDER_DATA), which must not itself be configured with',
   'LARDER_DATABASE_URL or LARDER_BLOB_STORE. Stop the server first, or run migrate again after it stopped.',
-  '',
-  '  --to URL            the database: postgres://user:password@host:port/database',
-  '  --blobs URL         the blob store: s3://bucket/prefix (LARDER_S3_ENDPOINT, LARDER_S3_REGION, AWS_* credentials)',
-  '                      Either may be left out: then that part stays in the data directory.',
-  '                      (file:/path/to/other/data names another local data directory instead.)',
-  '  --verify            at the end, also read every blob back from the target and check its sha256',
-  '  --progress-interval D  least time between plain progress lines',
+  'Either of --to and --blobs may be left out: then that part stays in the data directory. The blob store',
+  'uses LARDER_S3_ENDPOINT, LARDER_S3_REGION and the AWS_* credentials; --blobs file:/path/to/other/data',
+  'names another local data directory instead.',
   '',
   'Blobs are copied first (each hashed on the way; one whose bytes do not match its name is refused),',
   'then the private records in one transaction, then the policy exemptions and collisions, then every',
@@ -29,7 +26,13 @@ export function migrateCommand(openTargets: OpenMigrationTargets = openMigration
     usage: 'larder migrate [--to postgres://…] [--blobs s3://bucket/prefix] [--verify] [--progress-interval D]',
     summary: 'move this data directory into a shared database and blob store (resumable, checked)',
     description: DESCRIPTION,
-    options: { to: { type: 'string' }, blobs: { type: 'string' }, verify: { type: 'boolean' }, 'progress-interval': { type: 'string' } },
+    options: {
+      to: { type: 'string', value: 'URL', help: 'the database: postgres://user:password@host:port/database' },
+      blobs: { type: 'string', value: 'URL', help: 'the blob store: s3://bucket/prefix' },
+      verify: { type: 'boolean', help: 'at the end, also read every blob back from the target and check its sha256' },
+      ...PROGRESS_OPTION,
+    },
+    settings: ['data', 's3Endpoint', 's3Region'],
     minArgs: 0,
     maxArgs: 0,
     localStorage: true,

@@ -15,6 +15,8 @@ import type { Storage } from '../store/storage.js';
 import { Progress } from '../transfer/progress.js';
 import { UsageError } from './args.js';
 import type { Command, Io } from './command.js';
+import type { OptionSpecs } from './options.js';
+import { PROGRESS_OPTION } from './transfer-commands.js';
 
 export class MirrorIncomplete extends Error {}
 
@@ -25,7 +27,17 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
 }
 
-const SYNC_OPTIONS = { 'dry-run': { type: 'boolean' }, jobs: { type: 'string' }, 'progress-interval': { type: 'string' } } as const;
+const SYNC_OPTIONS: OptionSpecs = {
+  'dry-run': {
+    type: 'boolean',
+    help: 'print the plan (every file with its size) and store no file; the METADATA of a wheel with no .metadata file is read by range requests (or a temporary download)',
+  },
+  jobs: { type: 'string', value: 'N', help: 'downloads at a time', default: '4' },
+  ...PROGRESS_OPTION,
+};
+
+/** Mirror sets fetch from the upstream, so their help shows where it is too. */
+const MIRROR_SETTINGS = ['data', 'databaseUrl', 'blobStore', 'upstream', 'upstreams'] as const;
 
 async function runSync(set: MirrorSetRecord, values: Record<string, unknown>, storage: Storage, io: Io, config: Config): Promise<void> {
   const dryRun = values['dry-run'] === true;
@@ -121,23 +133,19 @@ export const MIRROR_COMMANDS: Record<string, Command> = {
       'tags are compatible with a target as pip would judge them; sdists only with --sdists or when a version',
       'has no wheel for the target.',
       '',
-      '  --dry-run           print the plan (every file with its size) and store no file; the METADATA of',
-      '                      a wheel with no .metadata file is read by range requests (or a temporary download)',
-      '  --jobs N            downloads at a time (default 4)',
-      '  --progress-interval D  least time between plain progress lines',
-      '',
       'Exits 0 when everything was fetched; otherwise 1 with a list of what could not be satisfied and why.',
       'Running it again fetches only what is missing. The files of a set are never evicted by LARDER_CACHE_MAX_SIZE.',
     ].join('\n'),
     options: {
-      requirement: { type: 'string', short: 'r', multiple: true },
-      lock: { type: 'string', multiple: true },
-      python: { type: 'string', multiple: true },
-      platform: { type: 'string', multiple: true },
-      sdists: { type: 'boolean' },
-      versions: { type: 'string' },
+      requirement: { type: 'string', short: 'r', multiple: true, value: 'FILE', help: 'a requirements file (repeatable)' },
+      lock: { type: 'string', multiple: true, value: 'FILE', help: 'a lock file: pylock.toml, poetry.lock, uv.lock, pdm.lock (repeatable)' },
+      python: { type: 'string', multiple: true, value: 'VERSION', help: 'a target Python version such as 3.11 (repeatable)' },
+      platform: { type: 'string', multiple: true, value: 'TAG', help: 'a target wheel platform tag such as manylinux_2_17_x86_64 (repeatable)' },
+      sdists: { type: 'boolean', help: 'also mirror sdists (without it, only for a version with no wheel for the target)' },
+      versions: { type: 'string', value: 'newest|all', help: 'which versions of a requirement', default: 'newest' },
       ...SYNC_OPTIONS,
     },
+    settings: MIRROR_SETTINGS,
     minArgs: 1,
     maxArgs: 1,
     async run([name], values, storage, io, config) {
@@ -180,6 +188,7 @@ export const MIRROR_COMMANDS: Record<string, Command> = {
     usage: 'larder mirror sync [NAME] [--dry-run] [--jobs N]',
     summary: 're-read the inputs of a mirror set (or of all) and fetch what is new',
     options: { ...SYNC_OPTIONS },
+    settings: MIRROR_SETTINGS,
     minArgs: 0,
     maxArgs: 1,
     async run([name], values, storage, io, config) {
@@ -219,8 +228,7 @@ export const MIRROR_COMMANDS: Record<string, Command> = {
   'mirror remove': {
     usage: 'larder mirror remove NAME [--keep-files]',
     summary: 'forget a mirror set; the cached files no other set needs are dropped (larder gc then deletes them)',
-    description: '  --keep-files        keep every cached file (no longer pinned: the size bound may evict them)',
-    options: { 'keep-files': { type: 'boolean' } },
+    options: { 'keep-files': { type: 'boolean', help: 'keep every cached file (no longer pinned: the size bound may evict them)' } },
     minArgs: 1,
     maxArgs: 1,
     async run([name], values, storage, io) {

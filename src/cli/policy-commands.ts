@@ -25,7 +25,7 @@ export const POLICY_COMMANDS: Record<string, Command> = {
   'policy allow': {
     usage: 'larder policy allow NAME==VERSION [--reason TEXT]',
     summary: 'exempt an upstream release from the release cooldown (LARDER_MIN_RELEASE_AGE), at once',
-    options: { reason: { type: 'string' } },
+    options: { reason: { type: 'string', value: 'TEXT', help: 'why the exemption was granted, shown by policy list' } },
     minArgs: 1,
     maxArgs: 1,
     async run([spec], values, { policy }, io) {

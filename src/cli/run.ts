@@ -2,35 +2,39 @@
  * The `larder` command line as a function of its arguments and its I/O: `larder serve`, `larder user …`,
  * `larder token …`, `larder project …`. Returns the exit code, or -1 while `serve` runs.
  */
-import { CONFIG_FLAGS_HELP, parseCommand, UsageError } from './args.js';
+import { parseCommand, UsageError } from './args.js';
 import type { Io } from './command.js';
 import { COMMANDS, runStoreCommand } from './commands.js';
+import { mainHelp, serveHelp } from './help.js';
+import { closest } from './suggest.js';
 import { describeConfig } from '../config/load.js';
 import { ConfigError } from '../config/schema.js';
 import { LarderError } from '../base/errors.js';
-
-const SERVE_USAGE = `usage: larder serve [settings]\n\nRun the index server.\n\nSettings (flags override environment variables, which override config/defaults.json):\n${CONFIG_FLAGS_HELP}\n  LARDER_CONFIG        a JSON file of settings, read after the defaults`;
-
-function mainHelp(): string {
-  const lines = ['usage: larder COMMAND [ARGS] [--help]', '', 'Commands:', '  serve                      run the index server'];
-  for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(26)} ${c.summary}`);
-  return lines.join('\n');
-}
+import { LARDER_VERSION } from '../base/version.js';
 
 /** Resolves true once the server listens (it runs until a signal), false when only help was asked for. */
 async function serve(argv: string[], io: Io): Promise<boolean> {
-  const { values, positionals, config } = parseCommand(argv, {}, io.env);
+  const { values, positionals, config } = parseCommand('serve', argv, {}, io.env);
   if (values.help) {
-    io.out(SERVE_USAGE);
+    io.out(serveHelp());
     return false;
   }
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'; usage: larder serve [settings]`);
+  const settings = config();
   // Loaded here so that the store commands do not pay for the HTTP stack.
-  const { createLarder } = await import('../app.js');
-  const larder = await createLarder(config());
+  const [{ createLarder }, { createLogger, logFormatFor }, { startupSummary }] = await Promise.all([
+    import('../app.js'),
+    import('../logger.js'),
+    import('./startup-summary.js'),
+  ]);
+  const format = logFormatFor(process.stdout);
+  const logger = createLogger(settings, process.stdout, { format });
+  const larder = await createLarder(settings, { logger });
   const url = await larder.listen();
-  larder.logger.info({ config: describeConfig(larder.config) }, 'configuration');
-  larder.logger.info(`larder listening on ${url} (simple index: ${url}/simple/)`);
+  // A terminal gets a summary (the whole configuration at debug level); JSON logs get the whole configuration.
+  logger[format === 'json' ? 'info' : 'debug']({ config: describeConfig(larder.config) }, 'configuration');
+  if (format === 'json') logger.info(`larder listening on ${url} (simple index: ${url}/simple/)`);
+  else logger.info(startupSummary(larder.config, url, LARDER_VERSION).join('\n'));
   const stop = (signal: string) => {
     larder.logger.info(`${signal} received, shutting down`);
     larder.close().then(
@@ -56,11 +60,28 @@ export interface CliIo extends Io {
   err: (line: string) => void;
 }
 
+/** The command `first second` most likely meant, or null. */
+function suggestCommand(first: string, second: string | undefined): string | null {
+  const names = ['serve', ...Object.keys(COMMANDS)];
+  const words = new Set(names.map((n) => n.split(' ')[0]!));
+  const word = words.has(first) ? first : closest(first, words);
+  if (!word) return null;
+  const rest = names.filter((n) => n.startsWith(`${word} `)).map((n) => n.slice(word.length + 1));
+  if (!rest.length) return word === first ? null : word;
+  const sub = second === undefined ? null : rest.includes(second) ? second : closest(second, rest);
+  if (sub) return `${word} ${sub}`;
+  return word === first ? null : word;
+}
+
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [first, second] = argv;
   if (!first || first === '--help' || first === '-h' || first === 'help') {
-    io.out(mainHelp());
+    io.out(mainHelp(COMMANDS));
     return first ? 0 : 2;
+  }
+  if (first === '--version' || first === '-V') {
+    io.out(`larder ${LARDER_VERSION}`);
+    return 0;
   }
   try {
     if (first === 'serve') return (await serve(argv.slice(1), io)) ? -1 : 0;
@@ -69,13 +90,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const command = COMMANDS[name];
     if (!command) {
       const group = Object.keys(COMMANDS).filter((n) => n.startsWith(`${first} `));
-      if (group.length && (!second || second === '--help')) {
+      if (group.length && (!second || second === '--help' || second === '-h')) {
         io.out(group.map((n) => `  ${COMMANDS[n]!.usage}`).join('\n'));
         return second ? 0 : 2;
       }
-      throw new UsageError(`unknown command '${twoWords.trim()}'; run larder --help`);
+      if (first.startsWith('-')) {
+        const near = closest(first.replace(/^-+/, ''), ['help', 'version']);
+        throw new UsageError(`unknown option '${first}'; ${near ? `did you mean '--${near}'?` : 'run larder --help'}`);
+      }
+      const near = suggestCommand(first, second);
+      const typed = group.length || near?.includes(' ') ? twoWords.trim() : first;
+      const hint = near ? `did you mean 'larder ${near}'?` : `run larder ${group.length ? `${first} ` : ''}--help`;
+      throw new UsageError(`unknown command '${typed}'; ${hint}`);
     }
-    await runStoreCommand(command)(argv.slice(name.split(' ').length), io);
+    await runStoreCommand(name, command)(argv.slice(name.split(' ').length), io);
     return 0;
   } catch (err) {
     if (err instanceof UsageError || err instanceof ConfigError || err instanceof LarderError) {

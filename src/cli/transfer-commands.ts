@@ -11,6 +11,7 @@ import { importArchive } from '../transfer/import.js';
 import { Progress, type ProgressStream } from '../transfer/progress.js';
 import { UsageError } from './args.js';
 import type { Command } from './command.js';
+import type { OptionSpecs } from './options.js';
 
 /** The cache records mirror set `name` needs: its projects' pages and documents, and its files. */
 function mirrorSetFilter(storage: Storage, name: string): (line: ArchiveLine) => boolean {
@@ -37,7 +38,11 @@ function progressFor(label: string, values: Record<string, unknown>, stream: Pro
 
 const PROGRESS_HELP =
   'Progress goes to standard error: a bar on a terminal, otherwise a line such as\n' +
-  '`export: 120/450 files, 1.2 GB of 3.4 GB` at most every --progress-interval (default 2s).';
+  '`export: 120/450 files, 1.2 GB of 3.4 GB` at most every --progress-interval.';
+
+export const PROGRESS_OPTION: OptionSpecs = {
+  'progress-interval': { type: 'string', value: 'DURATION', help: 'least time between plain progress lines', default: '2s' },
+};
 
 export const TRANSFER_COMMANDS: Record<string, Command> = {
   export: {
@@ -48,22 +53,15 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
       'the server runs): a header, the LMDB records as JSON lines, every referenced blob once, and last a',
       'manifest with the size and sha256 of every entry. It is written to FILE.tmp and renamed when complete.',
       '',
-      '  --private-only      only private projects (projects, releases, files, removed names, allowed names)',
-      '  --cache-only        only the upstream cache (cached pages, JSON documents and files)',
-      '  --project P         only these projects (repeatable; names are normalized), in either part',
-      '  --mirror NAME       of the upstream cache, only what mirror set NAME needs (its pages and files)',
-      '  --include-users     also users (with password hashes) and API tokens (hashes only); private part only',
-      '  --progress-interval D  least time between plain progress lines',
-      '',
       PROGRESS_HELP,
     ].join('\n'),
     options: {
-      'private-only': { type: 'boolean' },
-      'cache-only': { type: 'boolean' },
-      project: { type: 'string', multiple: true },
-      'include-users': { type: 'boolean' },
-      mirror: { type: 'string' },
-      'progress-interval': { type: 'string' },
+      'private-only': { type: 'boolean', help: 'only private projects (projects, releases, files, removed names, allowed names)' },
+      'cache-only': { type: 'boolean', help: 'only the upstream cache (cached pages, JSON documents and files)' },
+      project: { type: 'string', multiple: true, value: 'P', help: 'only these projects (repeatable; names are normalized), in either part' },
+      mirror: { type: 'string', value: 'NAME', help: 'of the upstream cache, only what mirror set NAME needs (its pages and files)' },
+      'include-users': { type: 'boolean', help: 'also users (with password hashes) and API tokens (hashes only); private part only' },
+      ...PROGRESS_OPTION,
     },
     minArgs: 1,
     maxArgs: 1,
@@ -118,12 +116,9 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
       'reported on its own line and the local file is kept. Conflicts are not failures: the exit code is 0',
       'when the archive was imported, 1 when it was refused. Importing the same archive again adds nothing.',
       '',
-      '  --dry-run           verify the archive and report what would be added; change nothing',
-      '  --progress-interval D  least time between plain progress lines',
-      '',
       PROGRESS_HELP,
     ].join('\n'),
-    options: { 'dry-run': { type: 'boolean' }, 'progress-interval': { type: 'string' } },
+    options: { 'dry-run': { type: 'boolean', help: 'verify the archive and report what would be added; change nothing' }, ...PROGRESS_OPTION },
     minArgs: 1,
     maxArgs: 1,
     async run([file], values, storage, io) {

@@ -7,28 +7,41 @@ import { ConfigError, SETTINGS, type Config, type ConfigKey } from './schema.js'
 const DEFAULTS_PATH = fileURLToPath(new URL('../../../config/defaults.json', import.meta.url));
 const DEFAULTS_PATH_SOURCE = fileURLToPath(new URL('../../config/defaults.json', import.meta.url));
 
-function readJson(path: string, what: string): Record<string, unknown> {
+/** A settings file that is missing, unreadable or not in its format: one line naming the file and the format. */
+class ConfigFileError extends ConfigError {
+  constructor(message: string) {
+    super('', '', '');
+    this.message = message;
+  }
+}
+
+/** `what` names where the path came from (`LARDER_CONFIG`). TOML when the name ends in `.toml`, JSON otherwise. */
+function readSettingsFile(path: string, what: string): Record<string, unknown> {
+  const toml = path.toLowerCase().endsWith('.toml');
+  const format = toml ? 'TOML' : path.toLowerCase().endsWith('.json') ? 'JSON' : 'JSON (a name not ending in .toml is read as JSON)';
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigError(what, path, `a readable JSON file (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ConfigFileError(`config file ${path} not found (${what})`);
+    throw new ConfigFileError(`config file ${path} (${what}) cannot be read: ${code ?? (err as Error).message}`);
   }
-  const toml = path.toLowerCase().endsWith('.toml');
+  let value: unknown;
   try {
-    const value: unknown = toml ? (lazyRequire('smol-toml') as typeof import('smol-toml')).parse(text) : JSON.parse(text);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    value = toml ? (lazyRequire('smol-toml') as typeof import('smol-toml')).parse(text) : JSON.parse(text);
   } catch (err) {
-    if (toml) throw new ConfigError(what, path, `a valid TOML file (${(err as Error).message.split('\n')[0]})`);
+    throw new ConfigFileError(`config file ${path} (${what}) is not valid ${format}: ${(err as Error).message.split('\n')[0]}`);
   }
-  throw new ConfigError(what, path, 'a file holding one JSON object');
+  if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  throw new ConfigFileError(`config file ${path} (${what}) must hold ${toml ? 'settings as TOML keys' : 'one JSON object of settings'}`);
 }
 
 export function readDefaults(): Record<string, unknown> {
   try {
-    return readJson(DEFAULTS_PATH_SOURCE, 'defaults');
+    return readSettingsFile(DEFAULTS_PATH_SOURCE, 'defaults');
   } catch {
-    return readJson(DEFAULTS_PATH, 'defaults');
+    return readSettingsFile(DEFAULTS_PATH, 'defaults');
   }
 }
 
@@ -43,7 +56,7 @@ export interface ConfigSources {
 export function loadConfig({ env = {}, flags = {}, overrides = {} }: ConfigSources = {}): Config {
   const raw: Record<string, unknown> = { ...readDefaults() };
   const file = env.LARDER_CONFIG;
-  if (file) Object.assign(raw, readJson(file, 'LARDER_CONFIG'));
+  if (file) Object.assign(raw, readSettingsFile(file, 'LARDER_CONFIG'));
   const known = new Set<string>(SETTINGS.map((s) => s.key));
   for (const key of Object.keys(raw)) {
     if (!known.has(key)) throw new ConfigError(key, raw[key], `one of the known keys (${[...known].join(', ')})`);
@@ -78,14 +91,17 @@ export function deriveJsonApi(upstream: string | null): string | null {
   return url.toString();
 }
 
-/** The configuration as it may be logged: credentials in URLs masked. */
+const SECRET_KEY = /password|token|secret/i;
+
+function masked(value: unknown, key: string): unknown {
+  if (value && SECRET_KEY.test(key)) return '***';
+  if (typeof value === 'string') return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1***@');
+  if (Array.isArray(value)) return value.map((item) => masked(item, ''));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, masked(v, k)]));
+  return value;
+}
+
+/** The configuration as it may be logged: passwords, tokens and secrets masked, also in URLs (any scheme) and in the list of upstreams. */
 export function describeConfig(config: Config): Record<string, unknown> {
-  const masked: Record<string, unknown> = { ...config };
-  for (const [key, value] of Object.entries(masked)) {
-    if (typeof value === 'string' && /^https?:\/\/[^/]*@/.test(value)) {
-      masked[key] = value.replace(/\/\/[^/@]*@/, '//***@');
-    }
-    if (/password|token/i.test(key) && value) masked[key] = '***';
-  }
-  return masked;
+  return masked(config, '') as Record<string, unknown>;
 }

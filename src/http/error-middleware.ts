@@ -1,7 +1,8 @@
 /**
  * Turns every error into a response: the status, the message as the reason phrase (twine prints it) and
  * as a plain-text body. Unexpected errors become a 500 whose details go to the log only. The error's code
- * is left in `ctx.state.errorCode` for the request log line; 5xx answers are also logged with their cause.
+ * is left in `ctx.state.errorCode` for the request log line; 5xx answers are also logged with their cause:
+ * an expected failure (an upstream, a backend, a full disk) as one line, an unexpected one with its stack.
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
@@ -46,7 +47,11 @@ export function errorMiddleware(logger: Logger, storage: StorageReporter) {
       err ??= new LarderError('internal', 'Internal server error; the details are in the server log.');
       ctx.state.errorCode = err.code;
       if (err.status >= 500) {
-        logger.error({ err: caught, code: err.code, method: ctx.method, path: ctx.path }, 'request failed');
+        const expected = err.code !== 'internal';
+        logger.error(
+          { err: expected ? ((caught as Error).message ?? err.message) : caught, code: err.code, method: ctx.method, path: ctx.path },
+          'request failed',
+        );
       }
       if (ctx.headerSent || !ctx.writable) {
         ctx.res.destroy();

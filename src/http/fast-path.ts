@@ -16,6 +16,7 @@ import { storedFileAnswer, type SmallBodies } from './file-answer.js';
 import type { Handoff } from './handoff.js';
 import type { Negotiator } from './negotiate.js';
 import type { RequestRecorder } from './request-log.js';
+import { loggedError } from './logged-error.js';
 import { baseUrlFor } from './respond.js';
 import { fileRequest, fileTarget } from './routes/files.js';
 import { projectPageAnswer } from './routes/simple.js';
@@ -57,27 +58,36 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
   if (deps.config.readAuth) return next;
   const { negotiate, smallBodies, record } = parts;
 
-  const send = async (req: IncomingMessage, res: ServerResponse, route: string, answer: Answer, trace: SourceTrace, start: bigint): Promise<void> => {
-    // Opens a file before anything is sent: a failure there hands the request over untouched.
-    await sendRaw(res, answer, req.method === 'HEAD');
-    const length = answer.headers.find(([name]) => name === 'Content-Length')?.[1];
+  /**
+   * Records the request from its start, so that a client leaving while the lookup waits is logged (499);
+   * Koa's request log takes over the description of a request handed to it. Returns where `send` notes the length.
+   */
+  const track = (req: IncomingMessage, res: ServerResponse, route: string, trace: SourceTrace, start: bigint) => {
+    const sent: { length?: string } = {};
     record(
       res,
       () => ({
         method: req.method!,
         path: req.url!,
         route,
-        status: answer.status,
         code: undefined,
         cache: trace.cache ?? '',
-        bytes: length === undefined ? undefined : Number(length) || undefined,
+        bytes: sent.length === undefined ? undefined : Number(sent.length) || undefined,
       }),
       start,
     );
+    return sent;
+  };
+
+  const send = async (req: IncomingMessage, res: ServerResponse, answer: Answer, sent: { length?: string }): Promise<void> => {
+    sent.length = answer.headers.find(([name]) => name === 'Content-Length')?.[1];
+    // Opens a file before anything is sent: a failure there hands the request over untouched.
+    await sendRaw(res, answer, req.method === 'HEAD');
   };
 
   const page = async (req: IncomingMessage, res: ServerResponse, requested: ProjectName, start: bigint): Promise<void> => {
     const trace: SourceTrace = {};
+    const sent = track(req, res, '/simple/:project/', trace, start);
     const lookup = deps.source.getProject(requested, trace);
     try {
       const found = await lookup;
@@ -86,7 +96,7 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
         const chosen = negotiate(undefined, headers.accept || undefined);
         const base = baseUrlFor(deps.config, headers.host);
         const request = { acceptEncoding: headers['accept-encoding'] || undefined, ifNoneMatch: headers['if-none-match'] || undefined, trace };
-        return await send(req, res, '/simple/:project/', projectPageAnswer(deps, found, chosen, base, request), trace, start);
+        return await send(req, res, projectPageAnswer(deps, found, chosen, base, request), sent);
       }
     } catch {
       // The route answers errors.
@@ -97,13 +107,14 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
 
   const file = async (req: IncomingMessage, res: ServerResponse, target: FileTarget, start: bigint): Promise<void> => {
     const trace: SourceTrace = {};
+    const sent = track(req, res, '/packages/:project/:filename', trace, start);
     const lookup = deps.source.openFile(target.project, target.filename, target.variant, trace);
     try {
       const body = await lookup;
       if (body?.kind === 'stored') {
         const get = (name: string) => req.headers[name] as string | undefined;
         const answer = await storedFileAnswer(body, fileRequest(get, req.method === 'HEAD', trace), deps.config.readAuth, smallBodies);
-        await send(req, res, '/packages/:project/:filename', answer, trace, start);
+        await send(req, res, answer, sent);
         if (trace.cache === 'hit' && req.method === 'GET') {
           const bytes = Number(answer.headers.find(([name]) => name === 'Content-Length')?.[1] ?? 0);
           res.once('finish', () => deps.metrics.cacheServedBytes.inc(bytes));
@@ -118,7 +129,7 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
   };
 
   const failed = (res: ServerResponse) => (err: Error) => {
-    deps.logger.error({ err }, 'fast path failed');
+    deps.logger.error({ err: loggedError(err) }, 'fast path failed');
     res.destroy(err);
   };
 

@@ -1,7 +1,7 @@
 /**
- * One log line and one metrics sample per request: method, path, status, the error code of a refused
+ * One log line and one metrics sample per request: method, path, status sent, the error code of a refused
  * request (set by the error middleware), duration, cache state, bytes. Both entry points (the Koa stack
- * and the fast path) record through `trackRequest`.
+ * and the fast path) record through `requestRecorder`.
  * The cache state counted is the one the response reports (`X-Larder-Cache`), so a request counts once
  * however many cached documents answering it took.
  */
@@ -18,25 +18,33 @@ export interface FinishedRequest {
   path: string;
   /** The matched route pattern, e.g. `/simple/:project/`. */
   route: string;
-  status: number;
   code: string | undefined;
   cache: CacheState | '';
   bytes: number | undefined;
 }
 
-/** `start` (process.hrtime.bigint()) defaults to now. */
+/** `start` (process.hrtime.bigint()) defaults to now. Recording a response again only replaces its description. */
 export type RequestRecorder = (res: ServerResponse, describe: () => FinishedRequest, start?: bigint) => void;
 
-/** Records a request once its response has finished (or the connection closed first: status 499). */
+/**
+ * Records a request once its response has finished or its connection closed. The status is the one sent;
+ * a connection closed before the response head went out is 499; one closed after the head but before the
+ * response was finished is logged with `aborted: true`.
+ */
 export function requestRecorder(logger: Logger, metrics: Metrics): RequestRecorder {
+  // A request the fast path hands to Koa is recorded twice: once, from the fast path's start, as Koa describes it.
+  const describers = new WeakMap<ServerResponse, () => FinishedRequest>();
   return (res, describe, start = process.hrtime.bigint()) => {
+    const recorded = describers.has(res);
+    describers.set(res, describe);
+    if (recorded) return;
     const done = () => {
       res.off('finish', done);
       res.off('close', done);
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const finished = res.writableFinished;
-      const request = describe();
-      const status = finished ? request.status : 499;
+      const request = describers.get(res)!();
+      const status = res.headersSent ? res.statusCode : 499;
+      const aborted = res.headersSent && !res.writableFinished;
       metrics.observeRequest(request.route, request.method, status, seconds);
       if (request.cache) metrics.cacheResult(cacheKind(request.path), request.cache);
       const quiet = QUIET_PATHS.has(request.path);
@@ -49,6 +57,7 @@ export function requestRecorder(logger: Logger, metrics: Metrics): RequestRecord
         ms: Math.round(seconds * 10_000) / 10,
         cache: request.cache || undefined,
         bytes: request.bytes || undefined,
+        aborted: aborted || undefined,
       };
       if (quiet) logger.debug(line, 'request');
       else logger.info(line, 'request');
@@ -64,7 +73,6 @@ export function requestLog(record: RequestRecorder) {
       method: ctx.method,
       path: ctx.path,
       route: typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched',
-      status: ctx.status,
       code: typeof ctx.state.errorCode === 'string' ? ctx.state.errorCode : undefined,
       cache: ctx.response.get('X-Larder-Cache') as CacheState | '',
       bytes: Number(ctx.response.get('Content-Length')) || undefined,

@@ -1,5 +1,6 @@
 /** Starts a real larder on an ephemeral port with a fresh data directory. */
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { Logger } from 'pino';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLarder, type Larder } from '../../src/app.js';
@@ -20,7 +21,11 @@ export interface TestLarder {
   close(): Promise<void>;
 }
 
-export async function startLarder(overrides: Partial<Config> = {}, dataDir?: string, options: { clock?: Clock; fastPath?: boolean } = {}): Promise<TestLarder> {
+export async function startLarder(
+  overrides: Partial<Config> = {},
+  dataDir?: string,
+  options: { clock?: Clock; fastPath?: boolean; logger?: Logger } = {},
+): Promise<TestLarder> {
   const data = dataDir ?? (await mkdtemp(join(tmpdir(), 'larder-test-')));
   const config = loadConfig({
     env: {},

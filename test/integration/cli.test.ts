@@ -185,7 +185,7 @@ describe('larder CLI', () => {
       [['serve', '--data', data], { LARDER_MAX_UPLOAD_SIZE: 'lots' }, /LARDER_MAX_UPLOAD_SIZE.*"lots".*expected a size/],
       [['serve', '--data', data], { LARDER_READ_AUTH: 'maybe' }, /LARDER_READ_AUTH.*"maybe".*expected true or false/],
       [['serve', '--data', data, '--upstream', 'ftp://example.test/'], {}, /--upstream.*ftp:\/\/example\.test\/.*expected an http:\/\/ or https:\/\/ URL/],
-      [['serve', '--data', data], { LARDER_CONFIG: join(tmp, 'missing.json') }, /LARDER_CONFIG.*missing\.json.*expected a readable JSON file/],
+      [['serve', '--data', data], { LARDER_CONFIG: join(tmp, 'missing.json') }, /config file .*missing\.json not found \(LARDER_CONFIG\)/],
     ];
     const results = await Promise.all(cases.map(([args, env]) => larder(args, { env })));
     results.forEach((r, i) => {
