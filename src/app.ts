@@ -147,7 +147,8 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
       )
     : null;
   /** The upstream as the overlay sees it: routed, with the supply-chain policy applied. */
-  const upstreamSource: IndexSource | null = upstreamRouter ? new PolicySource(upstreamRouter, policy, policyMetrics) : null;
+  const policySource = upstreamRouter ? new PolicySource(upstreamRouter, policy, policyMetrics) : null;
+  const upstreamSource: IndexSource | null = policySource;
   const upstreamNames = upstreamRouter ? new UpstreamNameCheck(upstreamRouter, config.offline) : null;
   const passwords = new PasswordHasher();
   const source = new OverlaySource(privateSource, upstreamSource, { mergeAllowList: new Set(config.mergeAllowList) });
@@ -190,6 +191,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     admin,
     documents: stores.documents,
     upstream: upstreamSource,
+    policy: policySource,
     sessionKey: await loadSessionKey(config.data, config.sessionSecret),
   });
 

@@ -5,11 +5,13 @@ import { checkProjectName, checkVersionSegment } from '../index/client-names.js'
 import { normalizeName } from '../model/names.js';
 import { baseUrl } from '../http/respond.js';
 import { privateFileTotals } from '../index/stats.js';
+import { refusalError } from '../policy/policy-source.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { normalizeQuery } from './name-list.js';
 import { sendPage } from './page-response.js';
 import { renderHelp } from './render/help.js';
 import { renderHome } from './render/home.js';
+import { renderHeld, renderRefused } from './render/policy-holds.js';
 import { renderMissingProject, renderProject } from './render/project.js';
 import { PAGE_SIZE, renderSearch } from './render/search.js';
 import { installSnippets } from './render/snippets.js';
@@ -79,6 +81,8 @@ export function registerPageRoutes(router: Router, web: WebContext): void {
     const found = await web.views.lookup(name, version, looker.session?.identity ?? null);
     if (found.found === 'none') return sendPage(ctx, renderMissingProject(version === null ? name : `${name} ${version}`, looker.viewer), 404);
     if (found.found === 'other-spelling') return redirect(ctx, `/project/${encodeURIComponent(name)}/${encodeURIComponent(found.version)}/`);
+    if (found.found === 'refused') return sendPage(ctx, renderRefused(name, found.refusal, looker.viewer), refusalError(found.refusal).status);
+    if (found.found === 'held') return sendPage(ctx, renderHeld({ name, ...found }, looker.viewer));
     const { view } = found;
     const pip = installSnippets(target(ctx))[0]!.text.replace(/ PROJECT$/, '');
     const pin = view.latest ? view.displayName : `${view.displayName}==${view.release.version}`;

@@ -2,7 +2,9 @@
 import { formatBytes } from '../../base/units.js';
 import { fileUrl } from '../../render/urls.js';
 import type { Release, ReleaseFile } from '../../model/documents.js';
+import type { HeldRelease } from '../../policy/policy-source.js';
 import { copyBlock, esc, page, timeElement, type Viewer } from './layout.js';
+import { heldSection } from './policy-holds.js';
 
 export interface ProjectView {
   name: string;
@@ -20,6 +22,8 @@ export interface ProjectView {
   canManage: boolean;
   /** A one-line result of the last action ("Release 1.0 yanked."). */
   notice: string | null;
+  /** Upstream releases the supply-chain policy holds back, newest first. */
+  held: readonly HeldRelease[];
 }
 
 const projectPath = (name: string, version?: string) =>
@@ -123,6 +127,7 @@ ${copyBlock('pip install line', view.installLine)}
 ${ownerControls(view, viewer.formToken)}
 <section aria-labelledby="files-h"><h2 id="files-h">Files</h2>
 ${fileTable(view)}</section>
+${heldSection(view.name, view.held)}
 ${view.descriptionHtml ? `<section class="description" aria-labelledby="desc-h"><h2 id="desc-h">Description</h2>\n${view.descriptionHtml}\n</section>` : ''}
 </div>
 <aside aria-label="Project navigation">
