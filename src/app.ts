@@ -1,5 +1,5 @@
 /** The composition root: builds stores, sources and the HTTP app from one Config. The only place that wires. */
-import { privateFileTotals } from './index/stats.js';
+import { collectStats, privateFileTotals, reusedStats } from './index/stats.js';
 import { access, constants, mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -166,6 +166,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     metrics,
     rendered: new RenderedCache(config.memoryCacheSize),
     rootPages: new RootRenderCache(join(config.data, 'cache'), space, (err) => logger.warn({ err: err.message }, 'rendering the project list failed')),
+    stats: reusedStats(() => collectStats(meta, stores.cachedFiles), clock),
   };
 
   const koa = new Koa();

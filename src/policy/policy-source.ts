@@ -45,7 +45,7 @@ export interface HeldRelease {
 /** What the policy holds back of a project: all of it (`project`), or these releases. */
 export interface PolicyHolds {
   project: Refusal | null;
-  /** Newest first, as the upstream lists them. */
+  /** In the upstream's order. */
   releases: HeldRelease[];
 }
 

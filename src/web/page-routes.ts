@@ -1,9 +1,10 @@
-/** GET routes of the web pages: home, search, help and the project pages. */
+/** GET routes of the web pages: home, search, help, statistics and the project pages. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { checkProjectName, checkVersionSegment } from '../index/client-names.js';
 import { normalizeName } from '../model/names.js';
 import { baseUrl } from '../http/respond.js';
+import { wantsStatsJson } from '../http/routes/stats.js';
 import { privateFileTotals } from '../index/stats.js';
 import { refusalError } from '../policy/policy-source.js';
 import { UpstreamClient } from '../upstream/client.js';
@@ -14,6 +15,7 @@ import { renderHome } from './render/home.js';
 import { renderHeld, renderRefused } from './render/policy-holds.js';
 import { renderMissingProject, renderProject } from './render/project.js';
 import { PAGE_SIZE, renderSearch } from './render/search.js';
+import { renderStats } from './render/stats.js';
 import { installSnippets } from './render/snippets.js';
 import type { WebContext } from './web-context.js';
 
@@ -56,6 +58,21 @@ export function registerPageRoutes(router: Router, web: WebContext): void {
     if (!looker) return;
     sendPage(ctx, renderHelp(target(ctx), { maxUploadSize: config.maxUploadSize, upstream, offline: config.offline }, looker.viewer));
   });
+
+  const statsPage = async (ctx: Context, next: () => Promise<unknown>) => {
+    ctx.vary('Accept');
+    // API clients get the JSON document from the index API's route, behind its read-auth check.
+    if (wantsStatsJson(ctx)) {
+      ctx.state.webPassedOn = true;
+      return next();
+    }
+    if (ctx.path === '/stats') return redirect(ctx, '/stats/');
+    const looker = await web.look(ctx);
+    if (!looker) return;
+    sendPage(ctx, renderStats(http.stats(), upstream !== null, looker.viewer));
+  };
+  router.get('/stats', statsPage);
+  router.get('/stats/', statsPage);
 
   router.get('/search', (ctx) => redirect(ctx, '/search/'));
   router.get('/search/', async (ctx) => {

@@ -38,7 +38,7 @@ function heldOne(held: readonly HeldRelease[], version: string): HeldRelease | u
   return held.find((h) => h.version === version) ?? held.find((h) => canonicalVersion(h.version) === canonical);
 }
 
-function newestFirst(a: Release, b: Release): number {
+function newestFirst(a: { version: string }, b: { version: string }): number {
   const av = isValidVersion(a.version);
   const bv = isValidVersion(b.version);
   if (av && bv) return compareVersions(b.version, a.version);
@@ -61,7 +61,8 @@ export class ProjectViews {
     const record = this.meta.getProject(name);
     const origin = record ? (this.mergeAllowList.has(name) ? 'merged' : 'private') : 'upstream';
     // The policy applies to upstream projects only.
-    const holds = origin === 'private' || !this.policy ? NO_HOLDS : await this.policy.holds(name);
+    const found = origin === 'private' || !this.policy ? NO_HOLDS : await this.policy.holds(name);
+    const holds = { ...found, releases: [...found.releases].sort(newestFirst) };
     if (holds.project && origin === 'upstream') return { found: 'refused', refusal: holds.project };
     const releases = await this.source.getReleases(name, undefined, version ?? undefined);
     const offered = releases?.releases ?? [];

@@ -5,12 +5,16 @@
  */
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import { LarderError } from '../base/errors.js';
+import { reasonPhrase } from '../http/error-middleware.js';
 import { registerAccountRoutes } from './account-routes.js';
 import { registerPageRoutes } from './page-routes.js';
 import { ProjectSearch } from './project-search.js';
 import { ProjectViews } from './project-view.js';
 import { SCRIPT, STYLESHEET } from './render/assets.js';
-import { setPageHeaders } from './page-response.js';
+import { sendPage, setPageHeaders } from './page-response.js';
+import { renderError } from './render/error.js';
+import { ANONYMOUS } from './render/layout.js';
 import { SessionSigner } from './session.js';
 import { whoIsLooking } from './viewer.js';
 import type { WebContext, WebDeps } from './web-context.js';
@@ -58,10 +62,22 @@ export function createWebUi(deps: WebDeps): Middleware {
   };
 
   const router = new Router({ strict: true });
-  // Runs only for the paths below (the router passes every other request on untouched).
-  router.use((ctx, next) => {
+  // Runs only for the paths below (the router passes every other request on untouched). A page that fails
+  // with larder's own error is answered in the site's layout; what a page passes on to the index API, and
+  // errors of no known kind, go to the API's error handling.
+  router.use(async (ctx, next) => {
     ctx.state.webStarted = performance.now();
-    return next();
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof LarderError) || ctx.state.webPassedOn) throw err;
+      ctx.state.errorCode = err.code;
+      if (err.status >= 500) http.logger.error({ err, code: err.code, method: ctx.method, path: ctx.path }, 'request failed');
+      const looker = await whoIsLooking(ctx, signer, http.authenticator).catch(() => ({ viewer: ANONYMOUS }));
+      ctx.set(err.headers);
+      sendPage(ctx, renderError(err.status, err.message, looker.viewer), err.status);
+      ctx.message = reasonPhrase(err.message);
+    }
   });
   const asset = (type: string, body: string) => (ctx: Context) => {
     ctx.type = type;

@@ -19,7 +19,7 @@ export function heldSection(name: string, held: readonly HeldRelease[]): string 
   if (!held.length) return '';
   const items = held.map(
     ({ version, refusal }) =>
-      `<li><a href="${esc(projectPath(name, version))}">${esc(version)}</a> <span class="badge held">held back</span> ${esc(RULE_LABELS[refusal.rule])}; ${when(refusal)}<p class="reason">${esc(refusal.message)}</p></li>`,
+      `<li><a href="${esc(projectPath(name, version))}">${esc(version)}</a> <span class="badge held">held back</span> ${esc(RULE_LABELS[refusal.rule])}; ${when(refusal)}\n<p class="reason">${esc(refusal.message)}</p></li>`,
   );
   return `<section aria-labelledby="held-h"><h2 id="held-h">Held back by policy</h2>
 <p class="muted">This index's supply-chain policy does not offer these upstream releases to installers: pip skips them as yanked, and says why when one is pinned.</p>

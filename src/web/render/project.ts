@@ -61,16 +61,19 @@ function versionList(view: ProjectView): string {
 
 function fileRow(project: string, file: ReleaseFile): string {
   const sha = file.hashes.sha256 ?? '';
-  return `<tr><td><a href="${esc(fileUrl('', project, file.filename))}">${esc(file.filename)}</a></td><td>${file.packagetype === 'sdist' ? 'source' : 'wheel'}</td><td>${
-    file.size === null ? '' : esc(formatBytes(file.size))
-  }</td><td>${timeElement(file.uploadTime)}</td><td class="hash">${esc(sha)}</td></tr>`;
+  return `<tr><td class="file" data-label="File"><a href="${esc(fileUrl('', project, file.filename))}">${esc(file.filename)}</a></td><td data-label="Type">${
+    file.packagetype === 'sdist' ? 'source' : 'wheel'
+  }</td><td data-label="Size">${file.size === null ? '' : esc(formatBytes(file.size))}</td><td data-label="Uploaded">${timeElement(
+    file.uploadTime,
+  )}</td><td class="hash" data-label="SHA256">${esc(sha)}</td></tr>`;
 }
 
 function fileTable(view: ProjectView): string {
   const files = view.release.files;
   if (files.length === 0) return '<p>This release has no files.</p>';
-  return `<div class="table-wrap"><table>
+  return `<div class="table-wrap"><table class="files">
 <caption class="visually-hidden">Files of ${esc(view.displayName)} ${esc(view.release.version)}</caption>
+<colgroup><col class="c-file"><col class="c-type"><col class="c-size"><col class="c-time"><col class="c-hash"></colgroup>
 <thead><tr><th scope="col">File</th><th scope="col">Type</th><th scope="col">Size</th><th scope="col">Uploaded</th><th scope="col">SHA256</th></tr></thead>
 <tbody>
 ${files.map((file) => fileRow(view.name, file)).join('\n')}
