@@ -5,7 +5,6 @@
 import { LRUCache } from 'lru-cache';
 import { mayOwn } from '../auth/authenticator.js';
 import type { Identity } from '../auth/authenticator.js';
-import type { Release } from '../model/documents.js';
 import type { ProjectName } from '../model/names.js';
 import { findRelease, latestRelease } from '../model/release-choice.js';
 import { canonicalVersion, compareVersions, isValidVersion } from '../model/versions.js';
