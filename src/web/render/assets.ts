@@ -25,7 +25,7 @@ button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:poi
 button.link{background:none;border:0;color:inherit;text-decoration:underline;padding:0}
 button.secondary{background:var(--panel);color:var(--fg);border-color:var(--line)}
 form.inline{display:inline}
-main{flex:1;width:100%;min-width:0;max-width:64rem;margin:0 auto;padding:1rem}
+main{flex:1;width:100%;min-width:0;max-width:64rem;margin:0 auto;padding:1rem;overflow-wrap:break-word}
 main:focus{outline:none}
 footer.site{border-top:1px solid var(--line);color:var(--muted);font-size:.875rem}
 footer.site p{max-width:64rem;margin:0 auto;padding:.8rem 1rem}
@@ -66,6 +66,7 @@ td.hash{font-family:ui-monospace,monospace;font-size:.75rem;word-break:break-all
 .description{border-top:1px solid var(--line);margin-top:1rem;overflow-wrap:anywhere}
 .description img{max-width:100%;height:auto}
 .description table{display:block;overflow-x:auto;max-width:100%}
+.description th,.description td{overflow-wrap:normal}
 .description h1{font-size:1.5rem}
 .description h2{font-size:1.2rem}
 .description h3{font-size:1.05rem}
