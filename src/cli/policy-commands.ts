@@ -86,6 +86,9 @@ export const POLICY_COMMANDS: Record<string, Command> = {
     maxArgs: 1,
     async run([spec], _values, storage, io, config) {
       const { project, version } = release(spec!);
+      if (storage.index.getProject(project) && !config.mergeAllowList.map(normalizeName).includes(project)) {
+        return io.out(`${project}: a private project; the policy applies to upstream projects only`);
+      }
       const upstream = await openPolicyUpstream(config, storage, systemClock);
       try {
         const explanation = await upstream.source.explain(project, version);

@@ -12,6 +12,8 @@ import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { startChildServer } from '../helpers/child-server.js';
 import { runLarderCli } from '../helpers/cli.js';
+import { openStorage } from '../../src/store/local/open-storage.js';
+import { publishInput } from '../unit/helpers/storage-fixtures.js';
 import { eventually } from '../helpers/eventually.js';
 
 /** The `<a>` tag of a file on a PEP 503 page. */
@@ -94,6 +96,16 @@ describe('larder policy', () => {
     const noUpstream = await runLarderCli(['policy', 'explain', 'fresh-lib==2.0'], { env: { ...env, LARDER_UPSTREAM: 'none' } });
     assert.equal(noUpstream.code, 2);
     assert.match(noUpstream.stderr, /no upstream is configured/);
+
+    // A private project of the name: the policy never applies to it.
+    const storage = openStorage(env.LARDER_DATA);
+    try {
+      await storage.index.publishFile(publishInput('other_lib-1.0-py3-none-any.whl', '1.0', 'a'.repeat(64), 'other-lib'));
+    } finally {
+      await storage.close();
+    }
+    const mine = await runLarderCli(['policy', 'explain', 'other-lib==1.0'], { env: { ...env, LARDER_DENY: 'other-lib' } });
+    assert.equal(mine.stdout, 'other-lib: a private project; the policy applies to upstream projects only\n');
   });
 
   test('a running server applies a CLI exemption at once and reloads the deny list on SIGHUP', async () => {
