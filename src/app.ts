@@ -1,5 +1,5 @@
 /** The composition root: builds stores, sources and the HTTP app from one Config. The only place that wires. */
-import { privateFileTotals } from './index/stats.js';
+import { collectStats, privateFileTotals, reusedStats } from './index/stats.js';
 import { access, constants, mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -148,7 +148,8 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
       )
     : null;
   /** The upstream as the overlay sees it: routed, with the supply-chain policy applied. */
-  const upstreamSource: IndexSource | null = upstreamRouter ? new PolicySource(upstreamRouter, policy, policyMetrics) : null;
+  const policySource = upstreamRouter ? new PolicySource(upstreamRouter, policy, policyMetrics) : null;
+  const upstreamSource: IndexSource | null = policySource;
   const upstreamNames = upstreamRouter ? new UpstreamNameCheck(upstreamRouter, config.offline) : null;
   const passwords = new PasswordHasher();
   const source = new OverlaySource(privateSource, upstreamSource, { mergeAllowList: new Set(config.mergeAllowList) });
@@ -166,6 +167,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     metrics,
     rendered: new RenderedCache(config.memoryCacheSize),
     rootPages: new RootRenderCache(join(config.data, 'cache'), space, (err) => logger.warn({ err: err.message }, 'rendering the project list failed')),
+    stats: reusedStats(() => collectStats(meta, stores.cachedFiles), clock),
   };
 
   const koa = new Koa();
@@ -191,6 +193,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     admin,
     documents: stores.documents,
     upstream: upstreamSource,
+    policy: policySource,
     sessionKey: await loadSessionKey(config.data, config.sessionSecret),
     passwords,
   });

@@ -84,7 +84,11 @@ export const ERROR_CATALOGUE = {
   upstream_hash_mismatch: { status: 502, meaning: 'The upstream sent a file whose hash or size differs from what its page lists; nothing was kept.' },
 
   // Supply-chain policy (docs/policy.md)
-  policy_denied: { status: 403, meaning: 'The upstream project or release matches LARDER_DENY: hidden from pages, refused as a download.' },
+  policy_denied: {
+    status: 403,
+    meaning:
+      'The upstream project or release matches LARDER_DENY: a project is refused; a release stays on simple pages marked yanked with the reason, and is refused as a download.',
+  },
   policy_not_allowed: { status: 404, meaning: 'LARDER_ALLOW is set and the upstream project or release is not on it.' },
   policy_held_back: {
     status: 403,

@@ -1,21 +1,41 @@
 /**
- * `larder policy …`: break-glass exemptions from the release cooldown (allow, list, revoke) and the name
- * collisions seen between private and upstream projects. A running server sees the changes at once.
+ * `larder policy …`: break-glass exemptions from the release cooldown (allow, list, revoke), what the policy
+ * decides about a release and why (explain), and the name collisions seen between private and upstream
+ * projects. A running server sees the changes at once.
  */
 import { systemClock } from '../base/clock.js';
+import { LarderError } from '../base/errors.js';
 import { checkProjectName } from '../index/client-names.js';
-import { normalizeName } from '../model/names.js';
+import { normalizeName, type ProjectName } from '../model/names.js';
 import { isValidVersion } from '../model/versions.js';
+import { RULE_LABELS, type Refusal } from '../policy/policy.js';
+import type { ReleaseExplanation } from '../policy/policy-source.js';
 import { UsageError } from './args.js';
 import type { Command, Io } from './command.js';
+import { openPolicyUpstream } from './policy-upstream.js';
 import { table } from './table.js';
 
 /** `NAME==VERSION` → normalized name and version. */
-function release(spec: string): { project: string; version: string } {
+function release(spec: string): { project: ProjectName; version: string } {
   const match = /^\s*([^=\s]+)\s*==\s*(\S+)\s*$/.exec(spec);
   if (!match || !isValidVersion(match[2]!)) throw new UsageError(`'${spec}' is not NAME==VERSION (e.g. requests==2.32.3)`);
   checkProjectName(match[1]!);
   return { project: normalizeName(match[1]!), version: match[2]! };
+}
+
+/** The decision as `larder policy explain` prints it: the rule (and when it ends) on the first line, the reason on the second. */
+function explanationLines(subject: string, explanation: ReleaseExplanation): string[] {
+  const held = (refusal: Refusal, what: string) => [
+    `${subject}: ${what} (${RULE_LABELS[refusal.rule]})${refusal.visibleAt === undefined ? '' : `; available from ${new Date(refusal.visibleAt).toISOString()}`}`,
+    refusal.message,
+  ];
+  if (explanation.project) return held(explanation.project, 'the whole project is refused');
+  if (explanation.hold) return held(explanation.hold, 'held back');
+  const { exemption } = explanation;
+  const exempted = exemption
+    ? `; exempted from the release cooldown by ${exemption.by} at ${exemption.at}${exemption.reason ? ` (${exemption.reason})` : ''}`
+    : '';
+  return [`${subject}: offered to installers (no rule holds it back)${exempted}`];
 }
 
 /** Who ran the command, as the exemption records it. */
@@ -55,6 +75,31 @@ export const POLICY_COMMANDS: Record<string, Command> = {
       const rows = Array.from(policy.exemptions(), (e) => [`${e.project}==${e.version}`, e.by, e.at, e.reason ?? '']);
       if (!rows.length) return io.out('no exemptions');
       for (const line of table([['RELEASE', 'BY', 'AT', 'REASON'], ...rows])) io.out(line);
+    },
+  },
+  'policy explain': {
+    usage: 'larder policy explain NAME==VERSION',
+    summary: 'say whether the policy holds an upstream release back, by which rule, and until when',
+    description:
+      'Reads the release from the upstream (through the cache; offline, from the cache only) and applies the configured rules and exemptions, as the server does.',
+    minArgs: 1,
+    maxArgs: 1,
+    async run([spec], _values, storage, io, config) {
+      const { project, version } = release(spec!);
+      if (storage.index.getProject(project) && !config.mergeAllowList.map(normalizeName).includes(project)) {
+        return io.out(`${project}: a private project; the policy applies to upstream projects only`);
+      }
+      const upstream = await openPolicyUpstream(config, storage, systemClock);
+      try {
+        const explanation = await upstream.source.explain(project, version);
+        const subject = `${project} ${explanation.project ? '' : explanation.version}`.trim();
+        if (!explanation.project && !explanation.found) {
+          throw new LarderError('not_found', `the upstream has no release ${version} of ${project}`);
+        }
+        for (const line of explanationLines(subject, explanation)) io.out(line);
+      } finally {
+        await upstream.close();
+      }
     },
   },
   'policy collisions': {

@@ -3,6 +3,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
 import type { PrivateSource } from '../index/sources/private-source.js';
+import type { IndexStats } from '../index/stats.js';
 import type { IndexSource } from '../index/source.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { DiskSpace } from '../store/disk-space.js';
@@ -27,4 +28,6 @@ export interface HttpDeps {
   metrics: Metrics;
   rendered: RenderedCache;
   rootPages: RootRenderCache;
+  /** Private and cached upstream files and bytes, per project (/stats/). */
+  stats: () => IndexStats;
 }

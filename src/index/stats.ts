@@ -1,20 +1,77 @@
-/** The numbers behind /stats/, the metrics and `larder cache stats`: bytes per project and in total, over the private files. */
-import type { IndexReads, IndexStore } from '../store/index-store.js';
+/**
+ * The numbers behind /stats/, the metrics and `larder cache stats`: files and bytes of the private projects
+ * and of the cached upstream files, each side counted on its own and per project.
+ */
+import type { Clock } from '../base/clock.js';
+import type { CachedFileIndex } from '../store/cached-file-index.js';
+import type { IndexReads } from '../store/index-store.js';
 
-export interface IndexStats {
-  projects: { name: string; size: number }[];
-  total: number;
+export interface ProjectSize {
+  name: string;
+  /** Normalized name, for links. */
+  normalized: string;
+  files: number;
+  bytes: number;
 }
 
-export function collectStats(meta: IndexStore): IndexStats {
-  const sizes = new Map<string, number>();
-  let total = 0;
-  for (const file of meta.allFiles()) {
-    sizes.set(file.project, (sizes.get(file.project) ?? 0) + file.size);
-    total += file.size;
+export interface SideStats {
+  /** Per project, in no particular order. */
+  projects: ProjectSize[];
+  files: number;
+  bytes: number;
+}
+
+export interface IndexStats {
+  /** The files uploaded to this index. */
+  private: SideStats;
+  /** The upstream distribution files kept in the cache (bytes include their `.metadata` and `.asc`). */
+  cached: SideStats;
+}
+
+class Tally {
+  private readonly sizes = new Map<string, ProjectSize>();
+  files = 0;
+  bytes = 0;
+
+  add(normalized: string, bytes: number, isFile: boolean, name: () => string): void {
+    let entry = this.sizes.get(normalized);
+    if (!entry) {
+      entry = { name: name(), normalized, files: 0, bytes: 0 };
+      this.sizes.set(normalized, entry);
+    }
+    entry.bytes += bytes;
+    this.bytes += bytes;
+    if (isFile) {
+      entry.files++;
+      this.files++;
+    }
   }
-  const projects = [...sizes].map(([name, size]) => ({ name: meta.getProject(name)?.displayName ?? name, size }));
-  return { projects, total };
+
+  result(): SideStats {
+    return { projects: [...this.sizes.values()], files: this.files, bytes: this.bytes };
+  }
+}
+
+export function collectStats(index: IndexReads, cachedFiles: CachedFileIndex): IndexStats {
+  const own = new Tally();
+  for (const file of index.allFiles()) own.add(file.project, file.size, true, () => index.getProject(file.project)?.displayName ?? file.project);
+  const cached = new Tally();
+  for (const { id, record } of cachedFiles.entries()) {
+    // An upstream other than the first keeps its records under `<upstream>/<project>`.
+    const project = id.project.slice(id.project.lastIndexOf('/') + 1);
+    cached.add(project, record.size, id.variant === 'file', () => project);
+  }
+  return { private: own.result(), cached: cached.result() };
+}
+
+/** Counts walk every record: anyone may ask for /stats/, so one count serves every request for `reuseMs`. */
+export function reusedStats(count: () => IndexStats, clock: Clock, reuseMs = 10_000): () => IndexStats {
+  let last: { at: number; stats: IndexStats } | null = null;
+  return () => {
+    const now = clock.now();
+    if (!last || now - last.at >= reuseMs) last = { at: now, stats: count() };
+    return last.stats;
+  };
 }
 
 /** Bytes and number of the private files. */

@@ -1,17 +1,22 @@
 /**
  * The `policy` source: wraps the upstream part of the index and applies the supply-chain policy
- * (policy.ts). Refused projects answer 403 (deny) or 404 (allow list) with the reason; releases and
- * files it refuses are left off pages and JSON documents, and their downloads answer 403 with the reason
- * and, under the cooldown, when the file becomes available. Private projects never reach it.
+ * (policy.ts). Refused projects answer 403 (deny) or 404 (allow list) with the reason. Files it refuses
+ * stay on simple pages marked yanked (PEP 592) with the reason, so that installers skip them unless a
+ * version is pinned, and pip then prints the reason; they are left off JSON API documents. Their
+ * downloads answer 403 with the reason and, under the cooldown, when the file becomes available.
+ * `holds` and `explain` say what is held back and why, for the project pages and `larder policy explain`.
+ * Private projects never reach it.
  */
 import type { ErrorCode } from '../base/error-catalogue.js';
 import { LarderError } from '../base/errors.js';
 import type { FileBody, FileEntry, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../model/documents.js';
+import { findRelease } from '../model/release-choice.js';
 import { versionFromFilename } from '../model/filenames.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
 import type { IndexSource } from '../index/source.js';
 import { SourceDecorator } from '../index/sources/source-decorator.js';
 import type { PolicyAudit } from '../metrics/policy-metrics.js';
+import type { ExemptionRecord } from '../store/policy-store.js';
 import type { Policy, PolicyRule, Refusal } from './policy.js';
 
 /** A filtered answer, reused while the policy's stamp holds and no hidden file has become visible. */
@@ -28,8 +33,31 @@ const REFUSAL_CODES = {
   'unknown-upload-time': 'policy_held_back',
 } as const satisfies Record<PolicyRule, ErrorCode>;
 
-function refusalError(refusal: Refusal): LarderError {
+export function refusalError(refusal: Refusal): LarderError {
   return new LarderError(REFUSAL_CODES[refusal.rule], refusal.message);
+}
+
+export interface HeldRelease {
+  version: string;
+  refusal: Refusal;
+}
+
+/** What the policy holds back of a project: all of it (`project`), or these releases. */
+export interface PolicyHolds {
+  project: Refusal | null;
+  /** In the upstream's order. */
+  releases: HeldRelease[];
+}
+
+/** The policy's decision on one release, for `larder policy explain`. */
+export type ReleaseExplanation =
+  | { project: Refusal }
+  | { project: null; found: boolean; version: string; hold: Refusal | null; exemption: ExemptionRecord | undefined };
+
+/** The hold that a file of a held-back release is marked yanked with; an upstream yank's reason follows it. */
+function heldReason(refusal: Refusal, file: FileEntry): string {
+  if (!file.yanked) return refusal.message;
+  return `${refusal.message} (also yanked upstream${file.yankedReason ? `: ${file.yankedReason}` : ''})`;
 }
 
 export class PolicySource extends SourceDecorator {
@@ -69,11 +97,10 @@ export class PolicySource extends SourceDecorator {
     if (!page) return null;
     return this.filtered(this.pages, page, async () => {
       const times = await this.uploadTimes(name, page.files);
-      const { kept, until } = this.keep(name, page.files, times);
-      const versions = new Set(kept.map((f) => f.version));
+      const { files, until } = this.mark(name, page.files, times);
       const withFiles = new Set(page.files.map((f) => f.version));
-      const keptVersions = page.versions.filter((v) => versions.has(v) || (!withFiles.has(v) && !this.policy.releaseRefusal(name, v)));
-      return { value: { ...page, files: kept, versions: keptVersions }, until };
+      const versions = page.versions.filter((v) => withFiles.has(v) || !this.policy.releaseRefusal(name, v));
+      return { value: { ...page, files, versions }, until };
     });
   }
 
@@ -121,17 +148,47 @@ export class PolicySource extends SourceDecorator {
 
   /** The files the policy lets through, and when the first held-back one becomes available. */
   private keep<F extends FileEntry>(name: ProjectName, files: readonly F[], times: ReadonlyMap<string, string | null>): { kept: F[]; until: number } {
+    const { files: marked, until } = this.mark(name, files, times);
+    return { kept: marked.filter((f, i) => f === files[i]), until };
+  }
+
+  /** Every file, those the policy holds back marked yanked with the reason; and when the first of them becomes available. */
+  private mark<F extends FileEntry>(name: ProjectName, files: readonly F[], times: ReadonlyMap<string, string | null>): { files: F[]; until: number } {
     let until = Infinity;
-    const kept = files.filter((f) => {
+    const marked = files.map((f) => {
       const uploadTime = f.uploadTime ?? times.get(f.filename) ?? null;
       if (uploadTime === null && this.policy.needsUploadTimes) this.audit.unknownUploadTime(name, f.filename);
       const refusal = this.policy.fileRefusal(name, f.version, f.filename, uploadTime);
-      if (!refusal) return true;
+      if (!refusal) return f;
       if (refusal.visibleAt !== undefined) until = Math.min(until, refusal.visibleAt);
       this.audit.decided(refusal.rule, 'hidden', name, f.version, f.filename);
-      return false;
+      return { ...f, yanked: true, yankedReason: heldReason(refusal, f) };
     });
-    return { kept, until };
+    return { files: marked, until };
+  }
+
+  /** What the policy holds back of the project, and why; nothing is counted or logged (it is not a request for it). */
+  async holds(name: ProjectName): Promise<PolicyHolds> {
+    const project = this.policy.projectRefusal(name);
+    if (project || !this.policy.active) return { project, releases: [] };
+    const doc = await this.inner.getReleases(name);
+    const releases: HeldRelease[] = [];
+    for (const release of doc?.releases ?? []) {
+      const refusal = this.policy.releaseHold(name, release.version, release.files);
+      if (refusal) releases.push({ version: release.version, refusal });
+    }
+    return { project: null, releases };
+  }
+
+  /** The policy's decision on one release (`found` false when the upstream has no such release). */
+  async explain(name: ProjectName, version: string): Promise<ReleaseExplanation> {
+    const project = this.policy.projectRefusal(name);
+    if (project) return { project };
+    const doc = await this.inner.getReleases(name, undefined, version);
+    const release = findRelease(doc?.releases ?? [], version);
+    const exact = release?.version ?? version;
+    const hold = this.policy.releaseHold(name, exact, release?.files ?? []);
+    return { project: null, found: release !== null, version: exact, hold, exemption: this.policy.exemption(name, exact) };
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../base/clock.js';
 import type { PolicyConfig } from '../config/policy-settings.js';
-import type { PolicyStore } from '../store/policy-store.js';
+import type { ExemptionRecord, PolicyStore } from '../store/policy-store.js';
 import { coversProject, matchesRelease, namesProject, parseRequirementList, type Requirement } from './requirements.js';
 
 export type PolicyRule = 'deny' | 'allow-list' | 'cooldown' | 'unknown-upload-time';
@@ -16,6 +16,21 @@ export interface Refusal {
   message: string;
   /** When the file becomes visible (cooldown), ms since the epoch. */
   visibleAt?: number;
+}
+
+/** How each rule is named to people: on project pages and by `larder policy explain`. */
+export const RULE_LABELS: Record<PolicyRule, string> = {
+  deny: 'deny list (LARDER_DENY)',
+  'allow-list': 'not on the allow list (LARDER_ALLOW)',
+  cooldown: 'release cooldown (LARDER_MIN_RELEASE_AGE)',
+  'unknown-upload-time': 'no known upload time (LARDER_MIN_RELEASE_AGE_UNKNOWN=deny)',
+};
+
+/** What the policy needs to know of one file of a release. */
+export interface FileFacts {
+  filename: string;
+  /** ISO 8601, or null when unknown. */
+  uploadTime: string | null;
 }
 
 export type PolicyRules = Pick<PolicyConfig, 'minReleaseAge' | 'minReleaseAgeUnknown' | 'deny' | 'allow'>;
@@ -114,23 +129,54 @@ export class Policy {
    * `uploadTime` is ISO 8601, or null when unknown.
    */
   fileRefusal(project: string, version: string | null, filename: string, uploadTime: string | null): Refusal | null {
+    return this.releaseRefusal(project, version) ?? this.cooldownRefusal(project, version, filename, uploadTime);
+  }
+
+  /**
+   * Why a release is held back: the lists, else — when the policy lets none of its files through — the
+   * refusal that ends first, said of the release. Null when installers are offered it.
+   */
+  releaseHold(project: string, version: string, files: readonly FileFacts[]): Refusal | null {
     const listed = this.releaseRefusal(project, version);
-    if (listed) return listed;
+    if (listed || files.length === 0) return listed;
+    let first: Refusal | null = null;
+    for (const file of files) {
+      const refusal = this.cooldownRefusal(project, version, file.filename, file.uploadTime);
+      if (!refusal) return null;
+      if (!first || (refusal.visibleAt ?? Infinity) < (first.visibleAt ?? Infinity)) first = refusal;
+    }
+    if (first?.visibleAt === undefined) return this.unknownUploadTime(`${project} ${version}`);
+    return this.cooldown(`${project} ${version}`, project, version, first.visibleAt - this.rules.minReleaseAge!, first.visibleAt);
+  }
+
+  /** The break-glass exemption of a release, if there is one. */
+  exemption(project: string, version: string): ExemptionRecord | undefined {
+    return this.store.getExemption(project, version);
+  }
+
+  private cooldownRefusal(project: string, version: string | null, filename: string, uploadTime: string | null): Refusal | null {
     const minAge = this.rules.minReleaseAge;
     if (minAge === null) return null;
     const uploaded = uploadTime === null ? NaN : Date.parse(uploadTime);
     if (Number.isNaN(uploaded)) {
-      if (this.rules.unknown === 'allow' || this.exempt(project, version)) return null;
-      return {
-        rule: 'unknown-upload-time',
-        message: `${filename} has no known upload time and larder holds such files back (LARDER_MIN_RELEASE_AGE_UNKNOWN=deny)`,
-      };
+      return this.rules.unknown === 'allow' || this.exempt(project, version) ? null : this.unknownUploadTime(filename);
     }
-    const visibleAt = uploaded + minAge;
-    if (visibleAt <= this.clock.now() || this.exempt(project, version)) return null;
+    if (uploaded + minAge <= this.clock.now() || this.exempt(project, version)) return null;
+    return this.cooldown(filename, project, version, uploaded, uploaded + minAge);
+  }
+
+  private unknownUploadTime(subject: string): Refusal {
+    return {
+      rule: 'unknown-upload-time',
+      message: `${subject} has no known upload time and larder holds such files back (LARDER_MIN_RELEASE_AGE_UNKNOWN=deny)`,
+    };
+  }
+
+  private cooldown(subject: string, project: string, version: string | null, uploaded: number, visibleAt: number): Refusal {
+    const age = ageText(this.rules.minReleaseAge!);
     return {
       rule: 'cooldown',
-      message: `${filename} was uploaded ${new Date(uploaded).toISOString()}, less than ${ageText(minAge)} ago (LARDER_MIN_RELEASE_AGE); it becomes available ${new Date(visibleAt).toISOString()}, or now with: larder policy allow ${project}==${version ?? '?'}`,
+      message: `${subject} is held back by larder's release cooldown: uploaded ${new Date(uploaded).toISOString()}, less than ${age} ago (LARDER_MIN_RELEASE_AGE); it becomes available ${new Date(visibleAt).toISOString()}, or now with: larder policy allow ${project}==${version ?? '?'}`,
       visibleAt,
     };
   }

@@ -1,45 +1,54 @@
-/** `/stats/`: the largest projects and the total size. */
-import { escapeHtml } from './html-escape.js';
+/**
+ * `/stats/` as JSON: pypi.org's `top_packages` and `total_packages_size` over every package larder holds
+ * (private and cached upstream), and each side's projects, files and bytes on its own. Browsers get the
+ * web page (web/render/stats.ts).
+ */
 import { compareCodePoints, toWireJson } from './json-wire.js';
 
+export interface ProjectSizeInput {
+  name: string;
+  normalized: string;
+  files: number;
+  bytes: number;
+}
+
+export interface SideInput {
+  projects: readonly ProjectSizeInput[];
+  files: number;
+  bytes: number;
+}
+
 export interface StatsInput {
-  projects: { name: string; size: number }[];
-  total: number;
+  private: SideInput;
+  cached: SideInput;
 }
 
 export const TOP_PACKAGES = 100;
 
-/** The top TOP_PACKAGES projects by size, largest first; equal sizes by name. */
-export function topPackages(stats: StatsInput): { name: string; size: number }[] {
-  return [...stats.projects].sort((a, b) => b.size - a.size || compareCodePoints(a.name, b.name)).slice(0, TOP_PACKAGES);
+/** The `limit` largest projects, largest first; equal sizes by name. */
+export function largest(projects: readonly ProjectSizeInput[], limit = TOP_PACKAGES): ProjectSizeInput[] {
+  return [...projects].sort((a, b) => b.bytes - a.bytes || compareCodePoints(a.name, b.name)).slice(0, limit);
 }
+
+/** Private and cached sizes of a project added together (a merged project has both). */
+export function combined(stats: StatsInput): ProjectSizeInput[] {
+  const byName = new Map<string, ProjectSizeInput>();
+  for (const p of [...stats.private.projects, ...stats.cached.projects]) {
+    const seen = byName.get(p.normalized);
+    byName.set(p.normalized, seen ? { ...seen, files: seen.files + p.files, bytes: seen.bytes + p.bytes } : { ...p });
+  }
+  return [...byName.values()];
+}
+
+const side = (s: SideInput) => ({ projects: s.projects.length, files: s.files, bytes: s.bytes });
 
 export function renderStatsJson(stats: StatsInput): string {
   const top: Record<string, { size: number }> = {};
-  for (const { name, size } of topPackages(stats)) top[name] = { size };
-  return toWireJson({ top_packages: top, total_packages_size: stats.total });
-}
-
-export function renderStatsHtml(stats: StatsInput): string {
-  const rows = topPackages(stats).map(({ name, size }, i) => `        <tr><td>${i + 1}</td><td>${escapeHtml(name)}</td><td>${size}</td></tr>\n`);
-  return [
-    '<!DOCTYPE html>',
-    '<html lang="en">',
-    '  <head>',
-    '    <meta charset="utf-8">',
-    '    <title>Statistics</title>',
-    '  </head>',
-    '  <body>',
-    '    <h1>Statistics</h1>',
-    `    <p>Total size of all packages: ${stats.total} bytes</p>`,
-    `    <table>`,
-    `      <caption>Top ${TOP_PACKAGES} packages by size</caption>`,
-    '      <thead><tr><th>#</th><th>Project</th><th>Size (bytes)</th></tr></thead>',
-    '      <tbody>',
-    `${rows.join('')}      </tbody>`,
-    '    </table>',
-    '  </body>',
-    '</html>',
-    '',
-  ].join('\n');
+  for (const { name, bytes } of largest(combined(stats))) top[name] = { size: bytes };
+  return toWireJson({
+    top_packages: top,
+    total_packages_size: stats.private.bytes + stats.cached.bytes,
+    private: side(stats.private),
+    cached: side(stats.cached),
+  });
 }

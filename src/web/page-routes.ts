@@ -1,17 +1,21 @@
-/** GET routes of the web pages: home, search, help and the project pages. */
+/** GET routes of the web pages: home, search, help, statistics and the project pages. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { checkProjectName, checkVersionSegment } from '../index/client-names.js';
 import { normalizeName } from '../model/names.js';
 import { baseUrl } from '../http/respond.js';
+import { wantsStatsJson } from '../http/routes/stats.js';
 import { privateFileTotals } from '../index/stats.js';
+import { refusalError } from '../policy/policy-source.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { normalizeQuery } from './name-list.js';
 import { sendPage } from './page-response.js';
 import { renderHelp } from './render/help.js';
 import { renderHome } from './render/home.js';
+import { renderHeld, renderRefused } from './render/policy-holds.js';
 import { renderMissingProject, renderProject } from './render/project.js';
 import { PAGE_SIZE, renderSearch } from './render/search.js';
+import { renderStats } from './render/stats.js';
 import { installSnippets } from './render/snippets.js';
 import type { WebContext } from './web-context.js';
 
@@ -55,6 +59,21 @@ export function registerPageRoutes(router: Router, web: WebContext): void {
     sendPage(ctx, renderHelp(target(ctx), { maxUploadSize: config.maxUploadSize, upstream, offline: config.offline }, looker.viewer));
   });
 
+  const statsPage = async (ctx: Context, next: () => Promise<unknown>) => {
+    ctx.vary('Accept');
+    // API clients get the JSON document from the index API's route, behind its read-auth check.
+    if (wantsStatsJson(ctx)) {
+      ctx.state.webPassedOn = true;
+      return next();
+    }
+    if (ctx.path === '/stats') return redirect(ctx, '/stats/');
+    const looker = await web.look(ctx);
+    if (!looker) return;
+    sendPage(ctx, renderStats(http.stats(), upstream !== null, looker.viewer));
+  };
+  router.get('/stats', statsPage);
+  router.get('/stats/', statsPage);
+
   router.get('/search', (ctx) => redirect(ctx, '/search/'));
   router.get('/search/', async (ctx) => {
     const looker = await web.look(ctx);
@@ -79,6 +98,8 @@ export function registerPageRoutes(router: Router, web: WebContext): void {
     const found = await web.views.lookup(name, version, looker.session?.identity ?? null);
     if (found.found === 'none') return sendPage(ctx, renderMissingProject(version === null ? name : `${name} ${version}`, looker.viewer), 404);
     if (found.found === 'other-spelling') return redirect(ctx, `/project/${encodeURIComponent(name)}/${encodeURIComponent(found.version)}/`);
+    if (found.found === 'refused') return sendPage(ctx, renderRefused(name, found.refusal, looker.viewer), refusalError(found.refusal).status);
+    if (found.found === 'held') return sendPage(ctx, renderHeld({ name, ...found }, looker.viewer));
     const { view } = found;
     const pip = installSnippets(target(ctx))[0]!.text.replace(/ PROJECT$/, '');
     const pin = view.latest ? view.displayName : `${view.displayName}==${view.release.version}`;

@@ -5,7 +5,7 @@ import type { ProjectAdmin } from '../index/project-admin.js';
 import type { IndexSource } from '../index/source.js';
 import type { UpstreamDocumentStore } from '../store/upstream-document-store.js';
 import type { ProjectSearch } from './project-search.js';
-import type { ProjectViews } from './project-view.js';
+import type { PolicyHoldsSource, ProjectViews } from './project-view.js';
 import type { SessionSigner } from './session.js';
 import type { Looker } from './viewer.js';
 
@@ -15,6 +15,8 @@ export interface WebDeps {
   documents: UpstreamDocumentStore;
   /** The upstream side of the index (its project list), when there is an upstream. */
   upstream: IndexSource | null;
+  /** What the supply-chain policy holds back of upstream projects, when there is an upstream. */
+  policy: PolicyHoldsSource | null;
   sessionKey: Buffer;
   /** Hashes the passwords set on the account and user pages (the server's PasswordHasher). */
   passwords: { hash(password: string): Promise<string> };

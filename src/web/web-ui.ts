@@ -6,17 +6,21 @@
  */
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import { LarderError } from '../base/errors.js';
+import { reasonPhrase } from '../http/error-middleware.js';
 import { registerAccountRoutes } from './account-routes.js';
 import { registerPageRoutes } from './page-routes.js';
 import { registerPasswordRoutes } from './password-routes.js';
 import { ProjectSearch } from './project-search.js';
 import { ProjectViews } from './project-view.js';
 import { SCRIPT, STYLESHEET } from './render/assets.js';
-import { setPageHeaders } from './page-response.js';
-import { SessionSigner } from './session.js';
+import { sendPage, setPageHeaders } from './page-response.js';
+import { renderError } from './render/error.js';
+import { ANONYMOUS } from './render/layout.js';
+import { SESSION_COOKIE, SessionSigner } from './session.js';
 import { registerTokenRoutes } from './token-routes.js';
 import { registerUserAdminRoutes } from './user-admin-routes.js';
-import { whoIsLooking } from './viewer.js';
+import { viewerOf, whoIsLooking } from './viewer.js';
 import type { WebContext, WebDeps } from './web-context.js';
 
 export type { WebContext, WebDeps };
@@ -48,7 +52,7 @@ export function createWebUi(deps: WebDeps): Middleware {
     deps,
     signer,
     search,
-    views: new ProjectViews(http.source, http.meta, new Set(http.config.mergeAllowList)),
+    views: new ProjectViews(http.source, http.meta, new Set(http.config.mergeAllowList), deps.policy),
     async look(ctx) {
       const looker = await whoIsLooking(ctx, signer, http.authenticator);
       if (http.config.readAuth && !looker.session) {
@@ -62,10 +66,24 @@ export function createWebUi(deps: WebDeps): Middleware {
   };
 
   const router = new Router({ strict: true });
-  // Runs only for the paths below (the router passes every other request on untouched).
-  router.use((ctx, next) => {
+  // Runs only for the paths below (the router passes every other request on untouched). A page that fails
+  // with larder's own error is answered in the site's layout; what a page passes on to the index API, and
+  // errors of no known kind, go to the API's error handling.
+  router.use(async (ctx, next) => {
     ctx.state.webStarted = performance.now();
-    return next();
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof LarderError) || ctx.state.webPassedOn) throw err;
+      ctx.state.errorCode = err.code;
+      if (err.status >= 500) http.logger.error({ err, code: err.code, method: ctx.method, path: ctx.path }, 'request failed');
+      // Only the session cookie says who is looking here: checking the request's password again would count
+      // a wrong one twice against the login limit.
+      const session = signer.verify(ctx.cookies.get(SESSION_COOKIE));
+      ctx.set(err.headers);
+      sendPage(ctx, renderError(err.status, err.message, session ? viewerOf(session, signer) : ANONYMOUS), err.status);
+      ctx.message = reasonPhrase(err.message);
+    }
   });
   const asset = (type: string, body: string) => (ctx: Context) => {
     ctx.type = type;

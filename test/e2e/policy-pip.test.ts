@@ -1,8 +1,10 @@
 /**
  * The supply-chain policy with a real pip, through larder with an injected clock and two fake upstreams
- * serving the same names: pip gets the old release under the cooldown and the new one after
- * `larder policy allow` (the real CLI, another process); denied and not-allowed projects fail with
- * larder's reason in pip's output; `torch` comes from the PyTorch-style upstream its pattern routes it to.
+ * serving the same names: pip gets the old release under the cooldown (a pinned held-back release fails with
+ * the rule and when it becomes available) and the new one after `larder policy allow` (the real CLI, another
+ * process); a denied release fails with the reason when pinned and is skipped otherwise; denied and
+ * not-allowed projects fail with larder's reason in pip's output at -vv; `torch` comes from the
+ * PyTorch-style upstream its pattern routes it to.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -44,6 +46,7 @@ test('pip through larder: cooldown and break-glass, deny and allow lists, a rout
   pypi.addProject('fresh-lib', [fresh1, fresh2], { uploadTime: { [fresh1.filename]: new Date(now - 30 * DAY), [fresh2.filename]: new Date(now - 3_600_000) } });
   pypi.addProject('evil-pkg', [await wheel('evil-pkg', '1.0', 'evil')], { uploadTime: new Date(now - 30 * DAY) });
   pypi.addProject('other-lib', [await wheel('other-lib', '1.0', 'other')], { uploadTime: new Date(now - 30 * DAY) });
+  pypi.addProject('old-lib', [await wheel('old-lib', '0.9', 'old 0.9'), await wheel('old-lib', '1.0', 'old 1.0')], { uploadTime: new Date(now - 30 * DAY) });
   pypi.addProject('torch', [await wheel('torch', '9.0', 'torch from pypi')], { uploadTime: new Date(now - 30 * DAY) });
   pytorch.addProject('torch', [await wheel('torch', '2.0+cpu', 'torch from pytorch')], { uploadTime: new Date(now - 30 * DAY) });
 
@@ -55,7 +58,7 @@ test('pip through larder: cooldown and break-glass, deny and allow lists, a rout
         { name: 'pypi', url: pypi.url, projects: null, username: null, password: null },
       ],
       minReleaseAge: 3 * DAY,
-      deny: ['evil-pkg'],
+      deny: ['evil-pkg', 'old-lib<1.0'],
     },
     data,
     { clock: new ManualClock(now) },
@@ -69,6 +72,31 @@ test('pip through larder: cooldown and break-glass, deny and allow lists, a rout
   const first = await pipInstall(venv, index, ['fresh-lib']);
   assert.equal(first.code, 0, show(first));
   assert.equal(await value('fresh-lib'), 'fresh 1.0');
+
+  // Pinned, the held-back release fails with the rule and when it becomes available (pip 23.0 prints the
+  // 403's reason phrase; the page lists the file as yanked with the same reason).
+  const pinned = await pipInstall(venv, index, ['fresh-lib==2.0']);
+  assert.notEqual(pinned.code, 0, show(pinned));
+  const available = new Date(now - 3_600_000 + 3 * DAY).toISOString();
+  assert.match(
+    `${pinned.stdout}${pinned.stderr}`,
+    new RegExp(
+      `403 Client Error: fresh_lib-2\\.0-py3-none-any\\.whl is held back by larder's release cooldown: .*it becomes available ${available}, or now with: larder policy allow fresh-lib==2\\.0`,
+    ),
+    show(pinned),
+  );
+
+  // A denied release: skipped when not pinned, its reason when pinned.
+  const old = await pipInstall(venv, index, ['old-lib']);
+  assert.equal(old.code, 0, show(old));
+  assert.equal(await value('old-lib'), 'old 1.0');
+  const deniedRelease = await pipInstall(venv, index, ['old-lib==0.9']);
+  assert.notEqual(deniedRelease.code, 0, show(deniedRelease));
+  assert.match(
+    `${deniedRelease.stdout}${deniedRelease.stderr}`,
+    /403 Client Error: old-lib 0\.9 is refused by larder's deny list \(old-lib<1\.0\)/,
+    show(deniedRelease),
+  );
 
   // Break-glass from the real CLI in another process; the running server sees it at once.
   const allowed = await runCommand(

@@ -1,8 +1,8 @@
 /**
  * The supply-chain policy (docs/policy.md) against a real larder and a fake upstream with
- * PEP 700 upload times relative to an injected clock: the release cooldown on simple pages, the JSON API
- * and downloads, break-glass exemptions, files with no known upload time, deny and allow lists, reloads,
- * private projects never held back, and name collisions.
+ * PEP 700 upload times relative to an injected clock: the release cooldown on simple pages (held-back files
+ * listed as yanked with the reason), the JSON API and downloads, break-glass exemptions, files with no known
+ * upload time, deny and allow lists, reloads, private projects never held back, and name collisions.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,6 +21,18 @@ const DAY = 86_400_000;
 const get = (url: string, headers: Record<string, string> = {}) => rawGet(url, { headers });
 const json = <T>(got: Got): T => JSON.parse(got.body.toString('utf8')) as T;
 const filenames = (got: Got) => json<{ files: { filename: string }[] }>(got).files.map((f) => f.filename);
+/** The files a PEP 691 page offers to installers (not yanked). */
+const offered = (got: Got) =>
+  json<{ files: { filename: string; yanked?: boolean | string }[] }>(got)
+    .files.filter((f) => !f.yanked)
+    .map((f) => f.filename);
+/** The yanked files of a PEP 691 page, with their reasons. */
+const yankedReasons = (got: Got) =>
+  Object.fromEntries(
+    json<{ files: { filename: string; yanked?: boolean | string }[] }>(got)
+      .files.filter((f) => f.yanked)
+      .map((f) => [f.filename, f.yanked]),
+  );
 
 describe('supply-chain policy', () => {
   let dir: string;
@@ -65,14 +77,19 @@ describe('supply-chain policy', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('the cooldown hides young files from simple pages and the JSON API, refuses them as downloads, and lets them through once old enough', async () => {
+  test('the cooldown marks young files yanked with the reason on simple pages, leaves them off the JSON API, refuses them as downloads, and lets them through once old enough', async () => {
     const { l, clock } = await larder({ minReleaseAge: 3 * DAY });
+    const visibleAt = new Date(start - 3_600_000 + 3 * DAY).toISOString();
     const page = await get(`${l.url}/simple/fresh-lib/`, { Accept: PIP_ACCEPT });
     assert.equal(page.status, 200);
-    assert.deepEqual(filenames(page), [d.old!.filename]);
-    assert.deepEqual(json<{ versions: string[] }>(page).versions, ['1.0']);
+    assert.deepEqual(offered(page), [d.old!.filename]);
+    const reason = yankedReasons(page)[d.new!.filename];
+    assert.match(String(reason), /is held back by larder's release cooldown: .*less than 3d ago \(LARDER_MIN_RELEASE_AGE\)/);
+    assert.ok(String(reason).includes(visibleAt), `the yanked reason says when the file becomes available: ${reason}`);
+    assert.deepEqual(json<{ versions: string[] }>(page).versions, ['1.0', '2.0']);
     const html = (await get(`${l.url}/simple/fresh-lib/`, { Accept: 'text/html' })).body.toString();
-    assert.ok(html.includes(d.old!.filename) && !html.includes(d.new!.filename), html);
+    assert.match(html, new RegExp(`data-yanked="[^"]*release cooldown[^"]*"[^>]*>${d.new!.filename.replace(/\./g, '\\.')}<`));
+    assert.doesNotMatch(html, new RegExp(`data-yanked[^>]*>${d.old!.filename.replace(/\./g, '\\.')}<`));
 
     const api = json<{ info: { version: string }; releases: Record<string, unknown[]>; urls: { filename: string }[] }>(
       await get(`${l.url}/pypi/fresh-lib/json`),
@@ -88,8 +105,7 @@ describe('supply-chain policy', () => {
     const refused = await fetch(`${l.url}/packages/fresh-lib/${d.new!.filename}`);
     assert.equal(refused.status, 403);
     const message = await refused.text();
-    const visibleAt = new Date(start - 3_600_000 + 3 * DAY).toISOString();
-    assert.match(message, /LARDER_MIN_RELEASE_AGE/);
+    assert.equal(message, `${reason}\n`, 'the download refusal and the yanked reason are one statement');
     assert.ok(message.includes(visibleAt), `the refusal says when the file becomes available: ${message}`);
     assert.match(refused.statusText, /less than 3d ago/);
 
@@ -99,7 +115,9 @@ describe('supply-chain policy', () => {
 
     // No sleeping: the clock moves past the moment the file becomes visible; the cached page is re-filtered.
     clock.advance(3 * DAY);
-    assert.deepEqual(filenames(await get(`${l.url}/simple/fresh-lib/`, { Accept: PIP_ACCEPT })), [d.old!.filename, d.new!.filename]);
+    const later = await get(`${l.url}/simple/fresh-lib/`, { Accept: PIP_ACCEPT });
+    assert.deepEqual(offered(later), [d.old!.filename, d.new!.filename]);
+    assert.deepEqual(filenames(later), offered(later), 'nothing is marked yanked any more');
     assert.equal(json<{ info: { version: string } }>(await get(`${l.url}/pypi/fresh-lib/json`)).info.version, '2.0');
     const ok = await fetch(`${l.url}/packages/fresh-lib/${d.new!.filename}`);
     assert.equal(ok.status, 200);
@@ -109,14 +127,14 @@ describe('supply-chain policy', () => {
   test('an exemption lets a release through at once, cached page or not; revoking it holds it back again', async () => {
     const { l } = await larder({ minReleaseAge: 3 * DAY });
     const before = await get(`${l.url}/simple/fresh-lib/`, { Accept: PIP_ACCEPT });
-    assert.deepEqual(filenames(before), [d.old!.filename]);
+    assert.deepEqual(offered(before), [d.old!.filename]);
     await l.larder.storage.policy.putExemption({ project: 'fresh-lib', version: '2.0', reason: 'CVE fix', by: 'test', at: new Date(start).toISOString() });
     const now = await get(`${l.url}/simple/fresh-lib/`, { Accept: PIP_ACCEPT });
-    assert.deepEqual(filenames(now), [d.old!.filename, d.new!.filename]);
+    assert.deepEqual(offered(now), [d.old!.filename, d.new!.filename]);
     assert.notEqual(now.headers.etag, before.headers.etag);
     assert.equal((await fetch(`${l.url}/packages/fresh-lib/${d.new!.filename}`)).status, 200);
     assert.equal(await l.larder.storage.policy.deleteExemption('fresh-lib', '2.0'), true);
-    assert.deepEqual(filenames(await get(`${l.url}/simple/fresh-lib/`, { Accept: PIP_ACCEPT })), [d.old!.filename]);
+    assert.deepEqual(offered(await get(`${l.url}/simple/fresh-lib/`, { Accept: PIP_ACCEPT })), [d.old!.filename]);
   });
 
   test('files with no known upload time are served by default (and counted), held back under LARDER_MIN_RELEASE_AGE_UNKNOWN=deny', async () => {
@@ -125,22 +143,34 @@ describe('supply-chain policy', () => {
     assert.match(await (await fetch(`${allow.url}/metrics`)).text(), /larder_policy_unknown_upload_time_total [1-9]/);
 
     const { l: deny } = await larder({ upstream: htmlUp.url, upstreamJsonApi: null, minReleaseAge: 3 * DAY, minReleaseAgeUnknown: 'deny' });
-    const html = (await get(`${deny.url}/simple/fresh-lib/`)).body.toString();
-    assert.ok(!html.includes(d.new!.filename) && !html.includes(d.old!.filename), html);
+    const page = await get(`${deny.url}/simple/fresh-lib/`, { Accept: PIP_ACCEPT });
+    assert.deepEqual(offered(page), []);
+    assert.deepEqual(Object.keys(yankedReasons(page)).sort(), [d.old!.filename, d.new!.filename].sort());
+    assert.match(String(yankedReasons(page)[d.old!.filename]), /no known upload time/);
     const refused = await fetch(`${deny.url}/packages/fresh-lib/${d.old!.filename}`);
     assert.equal(refused.status, 403);
     assert.match(await refused.text(), /no known upload time.*LARDER_MIN_RELEASE_AGE_UNKNOWN=deny/);
   });
 
-  test('the deny list hides and refuses whole projects and matching releases; the project list leaves denied projects out', async () => {
-    const { l } = await larder({ deny: ['evil-pkg', 'fresh-lib<1.5'] });
+  test('the deny list refuses whole projects, marks matching releases yanked with the reason (after an upstream yank reason) and refuses their files; the project list leaves denied projects out', async () => {
+    up.yank('other-lib', d.other!.filename, 'broken build');
+    const { l } = await larder({ deny: ['evil-pkg', 'fresh-lib<1.5', 'other-lib<4'] });
+    try {
+      assert.deepEqual(yankedReasons(await get(`${l.url}/simple/other-lib/`, { Accept: PIP_ACCEPT })), {
+        [d.other!.filename]: "other-lib 3.0 is refused by larder's deny list (other-lib<4) (also yanked upstream: broken build)",
+      });
+    } finally {
+      up.unyank('other-lib', d.other!.filename);
+    }
     const evil = await get(`${l.url}/simple/evil-pkg/`, { Accept: PIP_ACCEPT });
     assert.equal(evil.status, 403);
     assert.match(evil.body.toString(), /evil-pkg is refused by larder's deny list \(evil-pkg\)/);
     assert.equal((await fetch(`${l.url}/pypi/evil-pkg/json`)).status, 403);
     assert.equal((await fetch(`${l.url}/packages/evil-pkg/${d.evil!.filename}`)).status, 403);
 
-    assert.deepEqual(filenames(await get(`${l.url}/simple/fresh-lib/`, { Accept: PIP_ACCEPT })), [d.new!.filename]);
+    const page = await get(`${l.url}/simple/fresh-lib/`, { Accept: PIP_ACCEPT });
+    assert.deepEqual(offered(page), [d.new!.filename]);
+    assert.deepEqual(yankedReasons(page), { [d.old!.filename]: "fresh-lib 1.0 is refused by larder's deny list (fresh-lib<1.5)" });
     const refused = await fetch(`${l.url}/packages/fresh-lib/${d.old!.filename}`);
     assert.equal(refused.status, 403);
     assert.match(await refused.text(), /fresh-lib 1\.0 is refused by larder's deny list \(fresh-lib<1\.5\)/);

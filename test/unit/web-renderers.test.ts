@@ -37,6 +37,7 @@ function view(over: Partial<ProjectView> = {}): ProjectView {
     installLine: 'pip install --index-url http://h/simple/ Acme',
     canManage: false,
     notice: null,
+    held: [],
     ...over,
   };
 }

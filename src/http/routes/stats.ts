@@ -1,22 +1,20 @@
-/** GET /stats/ (and /stats): the statistics document as JSON, or an HTML page. */
+/** GET /stats/ (and /stats) as JSON; browsers asking for HTML get the web page (web/page-routes.ts) instead. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { collectStats } from '../../index/stats.js';
-import { renderStatsHtml, renderStatsJson } from '../../render/stats.js';
+import { renderStatsJson } from '../../render/stats.js';
 import type { HttpDeps } from '../deps.js';
+
+/** JSON only for a client that asks for it and not for HTML; a browser's `*\/*` gets the page. */
+export function wantsStatsJson(ctx: Context): boolean {
+  return ctx.accepts('text/html', 'application/json') === 'application/json' && !/text\/html/.test(ctx.get('Accept'));
+}
 
 export function registerStatsRoutes(router: Router, deps: HttpDeps): void {
   const stats = (ctx: Context) => {
-    const data = collectStats(deps.meta);
     ctx.vary('Accept');
     ctx.set('Cache-Control', `max-age=${deps.config.indexMaxAge}, ${deps.config.readAuth ? 'private' : 'public'}`);
-    if (ctx.accepts('text/html', 'application/json') === 'application/json' && !/text\/html/.test(ctx.get('Accept'))) {
-      ctx.type = 'application/json';
-      ctx.body = renderStatsJson(data);
-    } else {
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = renderStatsHtml(data);
-    }
+    ctx.type = 'application/json';
+    ctx.body = renderStatsJson(deps.stats());
   };
   router.get('/stats/', stats);
   router.get('/stats', stats);

@@ -44,6 +44,8 @@ export class DocumentCache {
   /** Decoded entries, so a hot page is neither decoded from LMDB nor rebuilt per request. */
   private readonly memory = new LRUCache<string, CachedDocument<unknown>>({ max: 5000 });
   private readonly inflight = new Map<string, Promise<Outcome<unknown>>>();
+  /** Background writes not finished yet. */
+  private readonly writes = new Set<Promise<void>>();
 
   constructor(
     private readonly docs: UpstreamDocumentStore,
@@ -64,7 +66,13 @@ export class DocumentCache {
 
   private store<T>(id: CachedDocumentId, entry: CachedDocument<T>): void {
     this.memory.set(documentLabel(id), entry);
-    void this.persist(id, entry);
+    const write: Promise<void> = this.persist(id, entry).finally(() => this.writes.delete(write));
+    this.writes.add(write);
+  }
+
+  /** Resolves once the background writes are done: a command waits for it before it closes the store. */
+  async settled(): Promise<void> {
+    while (this.writes.size) await Promise.all(this.writes);
   }
 
   /** Written in the background: a page that cannot be kept on disk is still served from memory. */

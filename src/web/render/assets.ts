@@ -25,11 +25,11 @@ button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:poi
 button.link{background:none;border:0;color:inherit;text-decoration:underline;padding:0}
 button.secondary{background:var(--panel);color:var(--fg);border-color:var(--line)}
 form.inline{display:inline}
-main{flex:1;width:100%;max-width:64rem;margin:0 auto;padding:1rem}
+main{flex:1;width:100%;min-width:0;max-width:64rem;margin:0 auto;padding:1rem;overflow-wrap:break-word}
 main:focus{outline:none}
 footer.site{border-top:1px solid var(--line);color:var(--muted);font-size:.875rem}
 footer.site p{max-width:64rem;margin:0 auto;padding:.8rem 1rem}
-h1{font-size:1.75rem;margin:.4rem 0;word-break:break-word}
+h1{font-size:1.75rem;margin:.4rem 0;overflow-wrap:anywhere}
 h2{font-size:1.25rem;margin:1.5rem 0 .5rem}
 .muted{color:var(--muted)}
 .badge{display:inline-block;font-size:.75rem;padding:0 .4rem;border-radius:3px;border:1px solid var(--line);background:var(--panel);vertical-align:middle}
@@ -40,22 +40,33 @@ h2{font-size:1.25rem;margin:1.5rem 0 .5rem}
 .panel{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:.8rem 1rem;margin:1rem 0}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0}
 dl.facts dt{font-weight:600}
-dl.facts dd{margin:0;word-break:break-word}
+dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
+@media (max-width:30rem){dl.facts{grid-template-columns:minmax(0,1fr);gap:0}dl.facts dd{margin-bottom:.5rem}}
 pre,code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.875rem}
-pre{background:var(--panel);border:1px solid var(--line);border-radius:4px;padding:.6rem .8rem;overflow-x:auto}
+code{overflow-wrap:anywhere}
+pre{background:var(--panel);border:1px solid var(--line);border-radius:4px;padding:.6rem .8rem;overflow-x:auto;max-width:100%}
 .copyable{display:flex;gap:.4rem;align-items:stretch}
 .copyable pre{flex:1;min-width:0;margin:0}
 .layout{display:grid;grid-template-columns:minmax(0,1fr) 16rem;gap:1.5rem}
 @media (max-width:48rem){.layout{grid-template-columns:minmax(0,1fr)}}
 ul.plain{list-style:none;padding:0;margin:0}
-ul.results li{padding:.6rem 0;border-bottom:1px solid var(--line)}
-ul.versions li{padding:.2rem 0}
+ul.results li{padding:.6rem 0;border-bottom:1px solid var(--line);overflow-wrap:anywhere}
+ul.versions li{padding:.2rem 0;overflow-wrap:anywhere}
 .table-wrap{overflow-x:auto}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
-td.hash{font-family:ui-monospace,monospace;font-size:.75rem;word-break:break-all;min-width:12rem}
+table.files{table-layout:fixed}
+col.c-type{width:4.5rem}
+col.c-size{width:5.5rem}
+col.c-time{width:7.5rem}
+col.c-hash{width:30%}
+td.file,td.name{overflow-wrap:anywhere}
+td.hash{font-family:ui-monospace,monospace;font-size:.75rem;word-break:break-all}
+@media (max-width:40rem){table.files,table.files tbody,table.files tr,table.files td{display:block;width:auto}table.files thead,table.files colgroup{display:none}table.files tr{border-bottom:1px solid var(--line);padding:.4rem 0}table.files td{border:0;padding:.1rem 0}table.files td::before{content:attr(data-label) ": ";font-weight:600;font-family:system-ui,sans-serif;font-size:.875rem}}
 .description{border-top:1px solid var(--line);margin-top:1rem;overflow-wrap:anywhere}
-.description img{max-width:100%}
+.description img{max-width:100%;height:auto}
+.description table{display:block;overflow-x:auto;max-width:100%}
+.description th,.description td{overflow-wrap:normal}
 .description h1{font-size:1.5rem}
 .description h2{font-size:1.2rem}
 .description h3{font-size:1.05rem}
@@ -82,6 +93,15 @@ table.stack tr{border-bottom:1px solid var(--line);padding:.5rem 0}
 table.stack td{border:0;padding:.1rem 0;overflow-wrap:anywhere}
 table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
 }
+form.home-search{margin:1rem 0}
+form.home-search label{margin-top:0}
+form.home-search .copyable input{flex:1;min-width:0}
+.badge.held{background:var(--warnbg);border-color:#e0b070;color:var(--warn)}
+ul.held li{padding:.5rem 0;border-bottom:1px solid var(--line)}
+.reason{overflow-wrap:anywhere}
+ul.held .reason{margin:.2rem 0 0;color:var(--muted);font-size:.875rem}
+table.stats td:first-child,table.stats th:first-child{width:2.5rem}
+table.stats td:last-child{white-space:nowrap}
 `;
 
 export const SCRIPT = `document.querySelectorAll('[data-copy]').forEach(function (block) {

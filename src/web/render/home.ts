@@ -32,14 +32,14 @@ export function renderHome(summary: IndexSummary, target: SnippetTarget, viewer:
     .join('\n');
   const main = `<h1>larder package index</h1>
 <p>A Python package index: private projects uploaded here, and ${summary.upstream ? 'a cache of the upstream index' : 'no upstream'}, served to pip and other installers as one index at <code>${esc(target.base)}/simple/</code>.</p>
-<form class="search" role="search" method="get" action="/search/">
+<form class="home-search" role="search" method="get" action="/search/">
 <label for="home-q">Search projects</label>
 <div class="copyable"><input id="home-q" type="search" name="q" placeholder="Project name"><button type="submit">Search</button></div>
 </form>
 <section aria-labelledby="about-h" class="panel">
 <h2 id="about-h">This index</h2>
 <dl class="facts">
-<dt>Private projects</dt><dd>${summary.privateProjects.toLocaleString('en')} (${summary.privateFiles.files.toLocaleString('en')} files, ${esc(formatBytes(summary.privateFiles.bytes))})</dd>
+<dt>Private projects</dt><dd>${summary.privateProjects.toLocaleString('en')} (${summary.privateFiles.files.toLocaleString('en')} ${summary.privateFiles.files === 1 ? 'file' : 'files'}, ${esc(formatBytes(summary.privateFiles.bytes))})</dd>
 <dt>Cached upstream projects</dt><dd>${summary.cachedProjects.toLocaleString('en')}</dd>
 <dt>Upstream</dt>${upstreamState(summary)}
 <dt>Reading</dt><dd>${target.readAuth ? 'needs a user name and password (or token)' : 'open to everyone'}</dd>

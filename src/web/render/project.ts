@@ -2,7 +2,9 @@
 import { formatBytes } from '../../base/units.js';
 import { fileUrl } from '../../render/urls.js';
 import type { Release, ReleaseFile } from '../../model/documents.js';
+import type { HeldRelease } from '../../policy/policy-source.js';
 import { copyBlock, esc, page, timeElement, type Viewer } from './layout.js';
+import { heldSection } from './policy-holds.js';
 
 export interface ProjectView {
   name: string;
@@ -20,6 +22,8 @@ export interface ProjectView {
   canManage: boolean;
   /** A one-line result of the last action ("Release 1.0 yanked."). */
   notice: string | null;
+  /** Upstream releases the supply-chain policy holds back, newest first. */
+  held: readonly HeldRelease[];
 }
 
 const projectPath = (name: string, version?: string) =>
@@ -57,16 +61,19 @@ function versionList(view: ProjectView): string {
 
 function fileRow(project: string, file: ReleaseFile): string {
   const sha = file.hashes.sha256 ?? '';
-  return `<tr><td><a href="${esc(fileUrl('', project, file.filename))}">${esc(file.filename)}</a></td><td>${file.packagetype === 'sdist' ? 'source' : 'wheel'}</td><td>${
-    file.size === null ? '' : esc(formatBytes(file.size))
-  }</td><td>${timeElement(file.uploadTime)}</td><td class="hash">${esc(sha)}</td></tr>`;
+  return `<tr><td class="file" data-label="File"><a href="${esc(fileUrl('', project, file.filename))}">${esc(file.filename)}</a></td><td data-label="Type">${
+    file.packagetype === 'sdist' ? 'source' : 'wheel'
+  }</td><td data-label="Size">${file.size === null ? '' : esc(formatBytes(file.size))}</td><td data-label="Uploaded">${timeElement(
+    file.uploadTime,
+  )}</td><td class="hash" data-label="SHA256">${esc(sha)}</td></tr>`;
 }
 
 function fileTable(view: ProjectView): string {
   const files = view.release.files;
   if (files.length === 0) return '<p>This release has no files.</p>';
-  return `<div class="table-wrap"><table>
+  return `<div class="table-wrap"><table class="files">
 <caption class="visually-hidden">Files of ${esc(view.displayName)} ${esc(view.release.version)}</caption>
+<colgroup><col class="c-file"><col class="c-type"><col class="c-size"><col class="c-time"><col class="c-hash"></colgroup>
 <thead><tr><th scope="col">File</th><th scope="col">Type</th><th scope="col">Size</th><th scope="col">Uploaded</th><th scope="col">SHA256</th></tr></thead>
 <tbody>
 ${files.map((file) => fileRow(view.name, file)).join('\n')}
@@ -123,6 +130,7 @@ ${copyBlock('pip install line', view.installLine)}
 ${ownerControls(view, viewer.formToken)}
 <section aria-labelledby="files-h"><h2 id="files-h">Files</h2>
 ${fileTable(view)}</section>
+${heldSection(view.name, view.held)}
 ${view.descriptionHtml ? `<section class="description" aria-labelledby="desc-h"><h2 id="desc-h">Description</h2>\n${view.descriptionHtml}\n</section>` : ''}
 </div>
 <aside aria-label="Project navigation">
