@@ -20,6 +20,7 @@ import { WRK, wrk, type WrkResult } from './lib/wrk.js';
 import type { FileInfo, UpstreamReady } from './upstream-child.js';
 import { scaleSection } from './sections/scale.js';
 import { backendsSection } from './sections/backends.js';
+import { webSection } from './sections/web.js';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const REPO = dirname(BENCH);
@@ -33,7 +34,7 @@ const CONNECTIONS = num('BENCH_CONNECTIONS', 32);
 const WRK_THREADS = num('BENCH_WRK_THREADS', 1);
 const ROOT_REPS = num('BENCH_ROOT_REPS', 3);
 const STREAMS = 8;
-const ONLY = new Set((env.BENCH_ONLY ?? 'warm,cold,small,big,root').split(',').map((s) => s.trim()));
+const ONLY = new Set((env.BENCH_ONLY ?? 'warm,cold,small,big,root,web').split(',').map((s) => s.trim()));
 const PROFILE = env.BENCH_PROFILE === '1';
 const USE_TSX = env.BENCH_TSX === '1';
 const KEEP = env.BENCH_KEEP === '1';
@@ -655,6 +656,7 @@ async function main(): Promise<void> {
     ['small', () => smallWheel(larder, nginx)],
     ['big', () => bigFiles(larder, nginx)],
     ['root', () => rootPages(larder, nginx)],
+    ['web', () => webSection({ larderUrl: larder.url, project: upstream.page, rootProjects: upstream.rootProjects, reps: REPS, log, figures })],
     ['scale', () => scaleSection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
     ['backends', () => backendsSection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
   ];

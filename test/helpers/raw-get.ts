@@ -10,6 +10,8 @@ export interface Got {
   body: Buffer;
   /** Set when the body ended badly (aborted, cut short, reset) after the head arrived. */
   error?: Error;
+  /** The client gave up (`timeoutMs`) after the head arrived: the server had not ended the body by then. */
+  clientTimedOut: boolean;
   ms: number;
 }
 
@@ -17,6 +19,7 @@ export interface Got {
 export function rawGet(url: string, opts: { headers?: Record<string, string>; method?: string; timeoutMs?: number } = {}): Promise<Got> {
   const start = Date.now();
   const timeoutMs = opts.timeoutMs ?? 15_000;
+  let clientTimedOut = false;
   return new Promise((resolve, reject) => {
     let onBodyError: ((err: Error) => void) | null = null;
     const req = request(url, { method: opts.method ?? 'GET', headers: opts.headers ?? {}, agent: false }, (res) => {
@@ -25,7 +28,7 @@ export function rawGet(url: string, opts: { headers?: Record<string, string>; me
       const done = (error?: Error) => {
         if (settled) return;
         settled = true;
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), error, ms: Date.now() - start });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), error, clientTimedOut, ms: Date.now() - start });
       };
       onBodyError = done;
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -33,7 +36,10 @@ export function rawGet(url: string, opts: { headers?: Record<string, string>; me
       res.on('error', (err) => done(err));
       res.on('aborted', () => done(new Error('aborted')));
     });
-    req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error(`client timeout after ${timeoutMs} ms: ${url}`), { code: 'TIMEOUT' })));
+    req.setTimeout(timeoutMs, () => {
+      clientTimedOut = true;
+      req.destroy(Object.assign(new Error(`client timeout after ${timeoutMs} ms: ${url}`), { code: 'TIMEOUT' }));
+    });
     req.on('error', (err) => (onBodyError ? onBodyError(err) : reject(err)));
     req.end();
   });

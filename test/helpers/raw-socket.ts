@@ -16,7 +16,7 @@ export interface RawExchange {
   body: Buffer;
   /**
    * `eof`: the server closed cleanly; `reset`: the connection was reset; `idle`: nothing arrived for `idleMs`;
-   * `total`: `totalMs` passed; `limit`: `maxBytes` arrived. In the last three the client closed the socket.
+   * `total`: `totalMs` passed; `limit`: `maxBytes` (or `bodyBytes`) arrived. In the last three the client closed the socket.
    */
   ended: 'eof' | 'reset' | 'idle' | 'total' | 'limit';
   /** Milliseconds from the request to the end. */
@@ -38,6 +38,8 @@ export interface RawRequestOptions {
   totalMs?: number;
   /** Close the socket once this many bytes have arrived. */
   maxBytes?: number;
+  /** Close the socket once this many bytes of body (what follows the head) have arrived. */
+  bodyBytes?: number;
 }
 
 function parseHead(data: Buffer): Pick<RawExchange, 'head' | 'statusLine' | 'headers' | 'body'> {
@@ -87,6 +89,7 @@ export function rawRequest(url: string, opts: RawRequestOptions = {}): Promise<R
       received += chunk.length;
       arrivals.push([Date.now() - start, chunk.length]);
       if (opts.maxBytes !== undefined && received >= opts.maxBytes) finish('limit');
+      if (opts.bodyBytes !== undefined && parseHead(Buffer.concat(chunks)).body.length >= opts.bodyBytes) finish('limit');
     });
     socket.on('end', () => finish('eof'));
     socket.on('error', () => finish('reset'));

@@ -128,7 +128,7 @@ describe('file downloads against a misbehaving upstream', () => {
     try {
       const got = await rawGet(`${l.url}/packages/big/${big.filename}`, { timeoutMs: 20_000 });
       assertNotDelivered(got, big, 'hang after head');
-      assert.ok(got.ms < 1000 + 3000, `ended after ${got.ms} ms`);
+      assert.equal(got.clientTimedOut, false, 'larder ended the response (its idle time-out), not the client');
       await eventually(() => tmpEmpty(l), 'tmp/ is emptied');
     } finally {
       await up.setFault(null);

@@ -66,22 +66,22 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  test('a put on A is seen by B within 1 s; a delete on A disappears on B; the totals agree', async () => {
+  test('a put on A is seen by B (NOTIFY; B polls once a minute); a delete on A disappears on B; the totals agree', async () => {
     const wheel = id('shared', 'shared-1.0-py3-none-any.whl');
     const metadata = { ...wheel, variant: 'metadata' };
     await a.cachedFiles.put(wheel, record('a'.repeat(64), 100));
     await a.cachedFiles.put(metadata, record('b'.repeat(64), 5));
     assert.deepEqual(a.cachedFiles.get(wheel), record('a'.repeat(64), 100), 'the writing node reads its own write at once');
-    await eventually(() => b.cachedFiles.get(metadata) !== undefined, 'B sees both records (NOTIFY)', 1000);
+    await eventually(() => b.cachedFiles.get(metadata) !== undefined, 'B sees both records (NOTIFY)');
     assert.deepEqual(b.cachedFiles.get(wheel), record('a'.repeat(64), 100));
     assert.deepEqual(b.cachedFiles.totals(), a.cachedFiles.totals());
     assert.deepEqual(a.cachedFiles.totals(), { bytes: 105, files: 2 });
     await a.cachedFiles.delete(wheel);
-    await eventually(() => b.cachedFiles.get(wheel) === undefined, 'the record deleted on A is gone on B', 1000);
+    await eventually(() => b.cachedFiles.get(wheel) === undefined, 'the record deleted on A is gone on B');
     assert.deepEqual(b.cachedFiles.totals(), { bytes: 5, files: 1 });
     assert.deepEqual(b.cachedFiles.totals(), a.cachedFiles.totals());
     await b.cachedFiles.delete(metadata);
-    await eventually(() => a.cachedFiles.totals().files === 0, "A sees B's delete", 1000);
+    await eventually(() => a.cachedFiles.totals().files === 0, "A sees B's delete");
   });
 
   test('a delete of a record that is not there takes no revision', async () => {
@@ -94,7 +94,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     const quiet = await node({ listen: false, pollMs: 60_000 });
     const wheel = id('touched', 'touched-1.0-py3-none-any.whl');
     await b.cachedFiles.put(wheel, record('c'.repeat(64), 10, 1000));
-    await eventually(() => a.cachedFiles.get(wheel) !== undefined, "A sees B's record", 1000);
+    await eventually(() => a.cachedFiles.get(wheel) !== undefined, "A sees B's record");
     const before = await revision(a);
     // Another node in the middle of a write holds the revision lock: a touch does not wait for it.
     let release = () => {};
@@ -119,7 +119,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     const [row] = (await a.database.pool.query('SELECT last_access FROM cached_files WHERE project = $1', ['touched'])).rows;
     assert.equal(Number(row!.last_access), 5000, 'the earlier touch from another node did not move it back');
     await b.cachedFiles.put(id('touched', 'touched-2.0.tar.gz'), record('d'.repeat(64), 20));
-    await eventually(() => b.cachedFiles.get(wheel)!.lastAccess === 5000, 'B reloads the project with the touched time', 1000);
+    await eventually(() => b.cachedFiles.get(wheel)!.lastAccess === 5000, 'B reloads the project with the touched time');
     await quiet.index.catchUp();
     assert.deepEqual(quiet.cachedFiles.get(wheel), record('c'.repeat(64), 10, 5000), 'the quiet node, which touched a record it had not seen, has it whole');
     assert.deepEqual(quiet.cachedFiles.totals(), { bytes: 30, files: 2 });
@@ -140,7 +140,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     const purged = await purgeCache(onA, ['gc']);
     assert.equal(purged.files, 1);
     assert.equal(await blobs.has(sha('recorded by B only')), false);
-    await eventually(() => onB.cachedFiles.get(kept) === undefined, "B's record of the purged blob is gone on B", 1000);
+    await eventually(() => onB.cachedFiles.get(kept) === undefined, "B's record of the purged blob is gone on B");
 
     const old = id('evict', 'evict-1.0.tar.gz');
     const fresh = id('evict', 'evict-2.0.tar.gz');
@@ -151,7 +151,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     const budget = new CacheBudget(onA, 150, pino({ level: 'silent' }));
     await budget.added(fresh);
     assert.equal(await blobs.has(sha('old file')), false, "A evicted B's least recently used file");
-    await eventually(() => onB.cachedFiles.get(old) === undefined, "B's record of the evicted file is gone on B", 1000);
+    await eventually(() => onB.cachedFiles.get(old) === undefined, "B's record of the evicted file is gone on B");
     assert.ok(onB.cachedFiles.get(fresh));
   });
 
@@ -168,7 +168,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     await budget.added(await put(onA, 'budget-1.0.tar.gz', 50));
     assert.equal(onA.cachedFiles.totals().bytes, base + 50, 'under the budget: nothing is evicted');
     const fromB = await put(onB, 'budget-2.0.tar.gz', 100);
-    await eventually(() => onA.cachedFiles.get(fromB) !== undefined, "A sees B's record", 1000);
+    await eventually(() => onA.cachedFiles.get(fromB) !== undefined, "A sees B's record");
     await budget.added(await put(onA, 'budget-3.0.tar.gz', 50));
     assert.ok(onA.cachedFiles.totals().bytes <= base + 150, `A evicted down to its budget: ${onA.cachedFiles.totals().bytes - base} over the start`);
   });
@@ -185,7 +185,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     // The oldest file of all, so the first an eviction would take, is the one A's mirror set needs.
     const pinned = await put('pins-1.0.tar.gz', 0);
     await onA.mirrorSets.put(mirrorSetRecord('site', [{ ...pinned, size: 100 }]));
-    await eventually(() => onB.mirrorSets.get('site') !== undefined, "B sees A's mirror set", 1000);
+    await eventually(() => onB.mirrorSets.get('site') !== undefined, "B sees A's mirror set");
     const budget = new CacheBudget(onB, base + 150, pino({ level: 'silent' }));
     await budget.added(await put('pins-2.0.tar.gz', Date.now()));
     assert.ok(onB.cachedFiles.get(pinned), 'the pinned record stays');
@@ -196,7 +196,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
   test('database down: gets answer from the view, a put is refused as BackendUnavailable; back up: B sees the puts again', async () => {
     const wheel = id('down', 'down-1.0-py3-none-any.whl');
     await a.cachedFiles.put(wheel, record('e'.repeat(64), 7));
-    await eventually(() => b.cachedFiles.get(wheel) !== undefined, 'B sees the record', 1000);
+    await eventually(() => b.cachedFiles.get(wheel) !== undefined, 'B sees the record');
     await server.stop();
     assert.deepEqual(b.cachedFiles.get(wheel), record('e'.repeat(64), 7), 'reads are served from the view');
     const refused = await a.cachedFiles.put(id('down', 'down-2.0.tar.gz'), record('f'.repeat(64), 8)).then(

@@ -19,6 +19,7 @@ import type { ProjectRecord } from '../../src/store/records.js';
 import type { ExportHeader, Manifest } from '../../src/transfer/archive-format.js';
 import { Progress } from '../../src/transfer/progress.js';
 import { runCommand, type CommandResult } from '../fixtures/clients.js';
+import { type CliResult, runLarderCli } from '../helpers/cli.js';
 import { buildSdist, buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
@@ -39,8 +40,10 @@ function cliEnv(): NodeJS.ProcessEnv {
 
 const larderCli = (args: string[]): Promise<CommandResult> =>
   runCommand(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: REPO, env: cliEnv(), timeoutMs: 120_000 });
+/** The same command line in this process (its own code, as src/main.ts runs it), where a process each only adds start-up. */
+const larderHere = runLarderCli;
 
-const output = (r: CommandResult) => `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+const output = (r: Pick<CommandResult, 'code' | 'stdout' | 'stderr'>) => `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
@@ -402,13 +405,12 @@ describe('export and import (larder export / larder import)', () => {
       ['future', future, /^larder: import refused: the archive has format version 7; this larder reads version 1; nothing was imported$/],
       ['not-tar', Buffer.from('hello, this is not an archive\n'.repeat(40)), /^larder: import refused: .*; nothing was imported$/],
     ];
-    const results = await Promise.all(
-      cases.map(async ([name, content]) => {
-        const path = join(dir, `${name}.tar`);
-        await writeFile(path, content);
-        return larderCli(['import', path, '--data', target]);
-      }),
-    );
+    const results: CliResult[] = [];
+    for (const [name, content] of cases) {
+      const path = join(dir, `${name}.tar`);
+      await writeFile(path, content);
+      results.push(await larderHere(['import', path, '--data', target]));
+    }
     cases.forEach(([name, , pattern], i) => {
       const r = results[i]!;
       assert.equal(r.code, 1, `${name}: ${output(r)}`);
@@ -521,7 +523,7 @@ describe('export and import (larder export / larder import)', () => {
   });
 
   test('export --help and import --help explain the options; conflicts are not failures', async () => {
-    const [e, i] = await Promise.all([larderCli(['export', '--help']), larderCli(['import', '--help'])]);
+    const [e, i] = [await larderHere(['export', '--help']), await larderHere(['import', '--help'])];
     assert.equal(e.code, 0, output(e));
     assert.match(e.stdout, /^usage: larder export FILE \[--private-only \| --cache-only\] \[--project P\]\.\.\./m);
     assert.equal(i.code, 0, output(i));

@@ -20,8 +20,12 @@ import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 
 const DEADLINE = 1200;
 const STALE_WAIT = 300;
-/** What a bounded answer may take beyond its bound on a busy machine. */
-const SLACK = 1500;
+/**
+ * How long the client waits for an answer. Above the deadline and the stale wait, below the per-try
+ * time-outs (30 s): an answer at all shows that the deadline or the stale wait gave it, so no test needs an
+ * upper bound on the time an answer took (a wall-clock assertion a busy machine could break).
+ */
+const CLIENT_WAIT = 20_000;
 
 describe('upstream deadlines', () => {
   let dir: string;
@@ -67,9 +71,10 @@ describe('upstream deadlines', () => {
     const l = await larder();
     await up.setFault({ kind: 'hang', pathPrefix: '/simple/hung/' });
     try {
-      const got = await rawGet(`${l.url}/simple/hung/`, { headers: { Accept: PIP_ACCEPT }, timeoutMs: 20_000 });
+      const got = await rawGet(`${l.url}/simple/hung/`, { headers: { Accept: PIP_ACCEPT }, timeoutMs: CLIENT_WAIT });
       assert.equal(got.status, 504);
-      assert.ok(got.ms >= DEADLINE - 50 && got.ms < DEADLINE + SLACK, `answered in ${got.ms} ms`);
+      // Not before the deadline: a lower bound, which load can only make longer.
+      assert.ok(got.ms >= DEADLINE - 50, `answered in ${got.ms} ms`);
       const message = got.body.toString();
       assert.ok(message.includes(up.url), message);
       assert.match(message, /1\.2 s deadline \(LARDER_UPSTREAM_DEADLINE\)/);
@@ -83,9 +88,8 @@ describe('upstream deadlines', () => {
     const l = await larder();
     await up.setFault({ kind: 'hang', pathPrefix: '/pypi/api/' });
     try {
-      const got = await rawGet(`${l.url}/pypi/api/json`, { timeoutMs: 20_000 });
+      const got = await rawGet(`${l.url}/pypi/api/json`, { timeoutMs: CLIENT_WAIT });
       assert.equal(got.status, 504);
-      assert.ok(got.ms < DEADLINE + SLACK, `answered in ${got.ms} ms`);
       assert.match(JSON.parse(got.body.toString()).message, /LARDER_UPSTREAM_DEADLINE/);
     } finally {
       await up.setFault(null);
@@ -94,28 +98,25 @@ describe('upstream deadlines', () => {
 
   test('a stale copy is answered after LARDER_STALE_WAIT while the upstream hangs; revalidation goes on and lands later', async () => {
     const clock = new ManualClock(Date.now());
-    const l = await larder({ pageTtl: 60_000 }, clock);
+    // The revalidation takes longer than the stale wait (and the deadline is out of the way).
+    const l = await larder({ pageTtl: 60_000, upstreamDeadline: 30_000 }, clock);
     const first = await rawGet(`${l.url}/simple/stale/`, { headers: { Accept: PIP_ACCEPT } });
     assert.equal(first.headers['x-larder-cache'], 'miss');
     clock.advance(61_000);
     up.touch('stale');
     await up.setFault({ kind: 'slow', delayMs: DEADLINE / 2, pathPrefix: '/simple/stale/', count: 1 });
     up.clearLog();
-    const stale = await rawGet(`${l.url}/simple/stale/`, { headers: { Accept: PIP_ACCEPT } });
+    const stale = await rawGet(`${l.url}/simple/stale/`, { headers: { Accept: PIP_ACCEPT }, timeoutMs: CLIENT_WAIT });
     assert.equal(stale.status, 200);
     assert.equal(stale.headers['x-larder-cache'], 'stale');
     assert.ok(stale.body.equals(first.body));
-    assert.ok(stale.ms >= STALE_WAIT - 50 && stale.ms < STALE_WAIT + SLACK, `answered in ${stale.ms} ms`);
+    assert.ok(stale.ms >= STALE_WAIT - 50, `answered in ${stale.ms} ms, before the stale wait`);
     // The revalidation that was under way finishes in the background: once it has landed, the answer is fresh, from memory.
     let fresh = stale;
-    await eventually(
-      async () => {
-        fresh = await rawGet(`${l.url}/simple/stale/`, { headers: { Accept: PIP_ACCEPT } });
-        return fresh.headers['x-larder-cache'] === 'hit';
-      },
-      'the background revalidation lands in the cache',
-      DEADLINE,
-    );
+    await eventually(async () => {
+      fresh = await rawGet(`${l.url}/simple/stale/`, { headers: { Accept: PIP_ACCEPT } });
+      return fresh.headers['x-larder-cache'] === 'hit';
+    }, 'the background revalidation lands in the cache');
     assert.notEqual(fresh.headers['x-pypi-last-serial'], first.headers['x-pypi-last-serial']);
     assert.equal(up.requestsTo('/simple/stale/').length, 1, 'one revalidation');
   });
@@ -125,13 +126,10 @@ describe('upstream deadlines', () => {
     await up.setFault({ kind: 'slow', bytesPerSecond: 1, pathPrefix: '/simple/trickle/' });
     up.clearLog();
     try {
-      const first = rawGet(`${l.url}/simple/trickle/`, { headers: { Accept: PIP_ACCEPT }, timeoutMs: 20_000 });
+      const first = rawGet(`${l.url}/simple/trickle/`, { headers: { Accept: PIP_ACCEPT }, timeoutMs: CLIENT_WAIT });
       await eventually(() => up.requestsTo('/simple/trickle/').length === 1, 'the first request reaches the upstream');
-      const [a, b] = await Promise.all([first, rawGet(`${l.url}/simple/trickle/`, { headers: { Accept: PIP_ACCEPT }, timeoutMs: 20_000 })]);
-      for (const got of [a, b]) {
-        assert.equal(got.status, 504);
-        assert.ok(got.ms < DEADLINE + SLACK, `answered in ${got.ms} ms`);
-      }
+      const [a, b] = await Promise.all([first, rawGet(`${l.url}/simple/trickle/`, { headers: { Accept: PIP_ACCEPT }, timeoutMs: CLIENT_WAIT })]);
+      for (const got of [a, b]) assert.equal(got.status, 504);
     } finally {
       await up.setFault(null);
     }
@@ -147,9 +145,10 @@ describe('upstream deadlines', () => {
     assert.equal((await rawGet(`${l.url}/simple/big/`)).status, 200);
     await up.setFault({ kind: 'slow', bytesPerSecond: 1024 * 1024, pathPrefix: '/files/' });
     try {
-      const got = await rawGet(`${l.url}/packages/big/${big.filename}`, { timeoutMs: 20_000 });
+      const got = await rawGet(`${l.url}/packages/big/${big.filename}`, { timeoutMs: CLIENT_WAIT });
       assert.equal(got.status, 200);
       assert.equal(got.error, undefined);
+      // A lower bound of the throttle (3 MB at 1 MB/s), which load can only make longer.
       assert.ok(got.ms > DEADLINE, `took ${got.ms} ms`);
       assert.equal(sha256Hex(got.body), big.sha256);
     } finally {
@@ -159,16 +158,17 @@ describe('upstream deadlines', () => {
 
   test('the project list: a stored list is served after LARDER_STALE_WAIT while a refresh hangs', async () => {
     const clock = new ManualClock(Date.now());
-    const l = await larder({ rootTtl: 60_000 }, clock);
+    const l = await larder({ rootTtl: 60_000, upstreamDeadline: 30_000 }, clock);
     const first = await rawGet(`${l.url}/simple/`, { headers: { Accept: 'text/html' } });
     assert.equal(first.status, 200);
     assert.match(first.body.toString(), /rootless/);
     clock.advance(61_000);
     await up.setFault({ kind: 'hang', pathPrefix: '/simple/', count: 3 });
     try {
-      const got = await rawGet(`${l.url}/simple/`, { headers: { Accept: 'text/html' }, timeoutMs: 20_000 });
+      // Only the stale wait can answer before the client gives up: the deadline and the time-outs are 30 s.
+      const got = await rawGet(`${l.url}/simple/`, { headers: { Accept: 'text/html' }, timeoutMs: CLIENT_WAIT });
       assert.equal(got.status, 200);
-      assert.ok(got.ms < STALE_WAIT + SLACK, `answered in ${got.ms} ms`);
+      assert.ok(got.ms >= STALE_WAIT - 50, `answered in ${got.ms} ms, before the stale wait`);
       assert.match(got.body.toString(), /rootless/);
     } finally {
       await up.setFault(null);

@@ -53,11 +53,12 @@ describe('removing a user', () => {
     assert.equal(res.status, 200, res.statusText);
     assert.ok(await server.larder.meta.addMaintainer('acme-roles', 'carol', null));
 
-    await cli(server.data, ['user', 'remove', 'alice']);
-    await cli(server.data, ['user', 'remove', 'carol']);
-
-    await cli(server.data, ['user', 'add', 'alice', '--password-stdin'], 'new-alice-password\n');
-    await cli(server.data, ['user', 'add', 'carol', '--password-stdin'], 'new-carol-password\n');
+    // Two CLI processes at a time beside the running server (LMDB takes writers from several processes).
+    await Promise.all([cli(server.data, ['user', 'remove', 'alice']), cli(server.data, ['user', 'remove', 'carol'])]);
+    await Promise.all([
+      cli(server.data, ['user', 'add', 'alice', '--password-stdin'], 'new-alice-password\n'),
+      cli(server.data, ['user', 'add', 'carol', '--password-stdin'], 'new-carol-password\n'),
+    ]);
     for (const auth of [basicAuth('alice', 'new-alice-password'), basicAuth('carol', 'new-carol-password')]) {
       const yank = await fetch(`${server.url}/api/projects/acme-roles/releases/1.0/yank`, { method: 'POST', headers: { Authorization: auth } });
       assert.equal(yank.status, 403, yank.statusText);

@@ -99,6 +99,7 @@ describe('web pages', () => {
     assert.equal(res.headers.get('location'), '/project/acme-widgets/');
     const page = await fetch(`${server.url}/project/acme-widgets/`);
     assert.equal(page.status, 200);
+    // How long it takes inside larder is a bench figure (`npm run bench`, the `web` section), not a test.
     assert.match(page.headers.get('server-timing')!, /app;dur=/);
     const html = await page.text();
     assert.match(html, /<h1>Acme\.Widgets 1\.1<\/h1>/);
@@ -109,19 +110,6 @@ describe('web pages', () => {
     assert.ok(html.includes('<a href="https://example.test/src" rel="nofollow noopener noreferrer">Source</a>'));
     assert.ok(html.includes(`pip install --index-url ${server.url}/simple/ --trusted-host 127.0.0.1 Acme.Widgets`));
     assert.ok(!html.includes('Manage this release'), 'no owner controls for anonymous viewers');
-  });
-
-  test('a page takes < 50 ms inside the server (Server-Timing, median of 7)', async () => {
-    const times: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      for (const path of ['/project/acme-widgets/', '/search/?q=acme', '/']) {
-        const res = await fetch(`${server.url}${path}`);
-        await res.arrayBuffer();
-        if (path === '/project/acme-widgets/') times.push(Number(/dur=([\d.]+)/.exec(res.headers.get('server-timing')!)![1]));
-      }
-    }
-    times.sort((a, b) => a - b);
-    assert.ok(times[3]! < 50, `median ${times[3]} ms`);
   });
 
   test('an unknown project or version is a 404 page', async () => {

@@ -6,7 +6,7 @@ import { normalizeName } from '../../src/model/names.js';
 import { renderProjectJson, renderReleaseJson } from '../../src/render/json-api.js';
 import { findRelease, latestRelease } from '../../src/model/release-choice.js';
 
-const FIXTURES = new URL('../../../shared/spec/fixtures/', import.meta.url);
+const FIXTURES = new URL('../fixtures/spec/', import.meta.url);
 const fixtureJson = (name: string) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8'));
 
 const BASE = 'http://larder.test:3142';

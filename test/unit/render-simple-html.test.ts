@@ -8,7 +8,7 @@ import { fileEntry, projectPage, SHA } from '../helpers/model-builders.js';
 import { renderProjectHtml, renderRootHtml, renderRootHtmlChunks } from '../../src/render/simple-html.js';
 import { API_VERSION } from '../../src/render/api-version.js';
 
-const FIXTURES = new URL('../../../shared/spec/fixtures/', import.meta.url);
+const FIXTURES = new URL('../fixtures/spec/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
 
 const BASE = 'http://larder.test:3142';

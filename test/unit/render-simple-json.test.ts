@@ -7,7 +7,7 @@ import { fileEntry, projectPage, SHA } from '../helpers/model-builders.js';
 import { renderProjectJson, renderRootJson, renderRootJsonChunks } from '../../src/render/simple-json.js';
 import { toWireJson } from '../../src/render/json-wire.js';
 
-const FIXTURES = new URL('../../../shared/spec/fixtures/', import.meta.url);
+const FIXTURES = new URL('../fixtures/spec/', import.meta.url);
 const fixtureJson = (name: string) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8'));
 
 const BASE = 'http://larder.test:3142';

@@ -8,7 +8,7 @@ import { emptyMetadata, parseJsonApi } from '../../src/upstream/parse-json-api.j
 import { parseSimpleHtml } from '../../src/upstream/parse-simple-html.js';
 import { parseSimpleJson } from '../../src/upstream/parse-simple-json.js';
 
-const fixtures = new URL('../../../shared/spec/fixtures/', import.meta.url);
+const fixtures = new URL('../fixtures/spec/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, fixtures), 'utf8');
 
 const METADATA_24 = `Metadata-Version: 2.4

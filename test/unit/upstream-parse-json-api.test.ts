@@ -5,7 +5,7 @@ import type { Release } from '../../src/model/documents.js';
 import { compareVersions } from '../../src/model/versions.js';
 import { emptyMetadata, isPlaceholderMetadata, parseJsonApi, parseReleaseJson } from '../../src/upstream/parse-json-api.js';
 
-const fixtures = new URL('../../../shared/spec/fixtures/', import.meta.url);
+const fixtures = new URL('../fixtures/spec/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, fixtures), 'utf8');
 
 const projectText = fixture('pypi-json-project.requests.json');

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { ProjectListEntry } from '../../src/model/documents.js';
 import { parseRootHtml, parseRootHtmlStream, parseRootJson, parseRootJsonStream } from '../../src/upstream/parse-root.js';
 
-const fixtures = new URL('../../../shared/spec/fixtures/', import.meta.url);
+const fixtures = new URL('../fixtures/spec/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, fixtures), 'utf8');
 
 async function* pieces(text: string | Buffer, size: number): AsyncGenerator<string | Buffer> {

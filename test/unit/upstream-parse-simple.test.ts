@@ -6,7 +6,7 @@ import { parseProjectPage } from '../../src/upstream/parse-project-page.js';
 import { parseSimpleHtml } from '../../src/upstream/parse-simple-html.js';
 import { parseSimpleJson } from '../../src/upstream/parse-simple-json.js';
 
-const fixtures = new URL('../../../shared/spec/fixtures/', import.meta.url);
+const fixtures = new URL('../fixtures/spec/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, fixtures), 'utf8');
 
 /** The docs excerpt is not JSON: it lacks a comma and has "...More files..." placeholders. */

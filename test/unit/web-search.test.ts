@@ -1,4 +1,4 @@
-/** Project search of the web pages: the name list, the order of private, cached and upstream names, and speed on 600,000 names. */
+/** Project search of the web pages: the name list, the order of private, cached and upstream names, and a large upstream list. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ProjectListBatch } from '../../src/model/documents.js';
@@ -90,23 +90,14 @@ describe('project search', () => {
     assert.equal((await search.search('beta', 0, 10)).total, 1);
   });
 
-  test('600,000 upstream names: a search takes < 50 ms once the list is built', async () => {
-    const names = Array.from({ length: 600_000 }, (_, i) => `Project_${i.toString(36)}-py${i % 7}`);
+  // How fast a search over pypi.org's 600,000 names is: `npm run bench` (the `web` section), not a test.
+  test('many upstream names: totals, paging, no match, and the exact name first', async () => {
+    const names = Array.from({ length: 50_000 }, (_, i) => `Project_${i.toString(36)}-py${i % 7}`);
     const search = new ProjectSearch(sources({ upstreamNames: names }), new ManualClock());
-    const built = await search.search('zzz', 0, 20);
-    assert.ok(built.total > 0);
-    const times: number[] = [];
-    for (const query of ['project', '1a', 'py3', 'nothing-like-this', 'project-abc']) {
-      const started = performance.now();
-      const found = await search.search(query, 40, 20);
-      times.push(performance.now() - started);
-      if (query === 'project') assert.deepEqual([found.total, found.hits.length], [600_000, 20]);
-      if (query === 'nothing-like-this') assert.deepEqual(found, { total: 0, hits: [] });
-    }
+    const all = await search.search('project', 40, 20);
+    assert.deepEqual([all.total, all.hits.length], [50_000, 20]);
+    assert.deepEqual(await search.search('nothing-like-this', 40, 20), { total: 0, hits: [] });
     const exact = await search.search('project-abc-py5', 0, 20);
     assert.deepEqual(exact.hits[0], { name: 'Project_abc-py5', normalized: 'project-abc-py5', kind: 'upstream' });
-    times.sort((a, b) => a - b);
-    console.log(`search times: ${times.map((t) => t.toFixed(1)).join(', ')} ms`);
-    assert.ok(times[2]! < 50, `median search ${times[2]!.toFixed(1)} ms (all: ${times.map((t) => t.toFixed(1)).join(', ')})`);
   });
 });
