@@ -203,9 +203,11 @@ describe('several nodes on one PostgreSQL', () => {
   });
 
   test('a connection killed in the middle of a write transaction: the write is refused, the node goes on', async () => {
+    // A time limit far beyond the test's waits: the kill, not the limit, must end the write.
+    const patient = await node({ operationTimeoutMs: 120_000 });
     const holder = lockRevisions(a);
     await holder.locked;
-    const write = b.index.putUser({ name: 'killed', passwordHash: 'h', admin: false, createdAt: '' }).catch((err: unknown) => err);
+    const write = patient.index.putUser({ name: 'killed', passwordHash: 'h', admin: false, createdAt: '' }).catch((err: unknown) => err);
     try {
       await eventually(async () => (await waitingWriters()).length === 1, "B's write waits for the revision lock");
       for (const pid of await waitingWriters()) await a.database.pool.query('SELECT pg_terminate_backend($1)', [pid]);
@@ -216,9 +218,9 @@ describe('several nodes on one PostgreSQL', () => {
       holder.release();
       await holder.done;
     }
-    await b.index.putUser({ name: 'not-killed', passwordHash: 'h', admin: false, createdAt: '' });
-    assert.ok(b.index.getUser('not-killed'));
-    assert.equal(b.index.getUser('killed'), undefined);
+    await patient.index.putUser({ name: 'not-killed', passwordHash: 'h', admin: false, createdAt: '' });
+    assert.ok(patient.index.getUser('not-killed'));
+    assert.equal(patient.index.getUser('killed'), undefined);
   });
 
   // The test's own time-out is the bound on the refused write: a write that waits for the database hangs the test.

@@ -80,7 +80,7 @@ describe('policy settings', () => {
       );
       assert.throws(() => loadConfig({ env: { LARDER_CONFIG: json } }), /invalid configuration: upstreams=.*distinct names/);
       await writeFile(toml, 'deny = [\n');
-      assert.throws(() => loadConfig({ env: { LARDER_CONFIG: toml } }), /expected a valid TOML file/);
+      assert.throws(() => loadConfig({ env: { LARDER_CONFIG: toml } }), /is not valid TOML/);
       await writeFile(toml, '[[upstreams]]\nname = "x"\nurl = "ftp://x"\n');
       assert.throws(() => loadConfig({ env: { LARDER_CONFIG: toml } }), /url of x: an http/);
     } finally {
