@@ -20,7 +20,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY config ./config
-RUN mkdir -p /data && chown node:node /data
+# `larder` on PATH for the admin subcommands: docker exec -i <container> larder user add alice --password-stdin
+RUN printf '#!/bin/sh\nexec node /app/dist/src/main.js "$@"\n' > /usr/local/bin/larder && chmod 755 /usr/local/bin/larder \
+ && mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data
 EXPOSE 3142

@@ -35,7 +35,12 @@ async function serve(argv: string[], io: Io): Promise<boolean> {
   logger[format === 'json' ? 'info' : 'debug']({ config: describeConfig(larder.config) }, 'configuration');
   if (format === 'json') logger.info(`larder listening on ${url} (simple index: ${url}/simple/)`);
   else logger.info(startupSummary(larder.config, url, LARDER_VERSION).join('\n'));
+  let stopping = false;
   const stop = (signal: string) => {
+    // The same signal often comes twice: from the terminal (or systemd) to every process, and passed on by a
+    // parent (npm, tsx, src/launch/). A repeat must not cut the graceful shutdown short.
+    if (stopping) return;
+    stopping = true;
     larder.logger.info(`${signal} received, shutting down`);
     larder.close().then(
       () => process.exit(0),
@@ -50,8 +55,8 @@ async function serve(argv: string[], io: Io): Promise<boolean> {
       larder.logger.error({ err: (err as Error).message }, 'SIGHUP received: the configuration does not load; the policy is unchanged');
     }
   });
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   return true;
 }
 

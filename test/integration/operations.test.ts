@@ -12,6 +12,7 @@ import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { runCommand } from '../fixtures/clients.js';
 import { startChildServer } from '../helpers/child-server.js';
+import { eventually } from '../helpers/eventually.js';
 import { basicAuth, startLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { uploadForm } from '../helpers/upload-form.js';
@@ -96,7 +97,7 @@ describe('operations', () => {
     }
   });
 
-  test('SIGTERM during a large first download lets it finish, then larder exits 0', async () => {
+  test('SIGTERM (even twice) during a large first download lets it finish, then larder exits 0', async () => {
     const data = await mkdtemp(join(tmpdir(), 'larder-term-'));
     await upstream.setFault({ kind: 'slow', bytesPerSecond: 15_000_000, pathPrefix: '/files/' });
     const server = await startChildServer(['--data', data, '--upstream', upstream.url]);
@@ -108,6 +109,9 @@ describe('operations', () => {
       const first = await reader.read();
       assert.ok(!first.done, 'the download is under way');
       chunks.push(first.value);
+      server.child.kill('SIGTERM');
+      // The same signal again, as a parent that passes it on (npm, src/launch/) delivers it: it must not cut the shutdown short.
+      await eventually(() => /SIGTERM received/.test(server.output()), 'larder is shutting down');
       server.child.kill('SIGTERM');
       for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
       assert.equal(sha256(Buffer.concat(chunks)), big.sha256, 'the client got every byte');
