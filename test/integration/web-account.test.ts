@@ -12,29 +12,15 @@ import { buildWheel } from '../fixtures/dists.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { uploadForm } from '../helpers/upload-form.js';
+import { cookieOf, formToken, postLogin } from '../helpers/web-forms.js';
 
 const DAY = 86_400_000;
-
-function cookieOf(res: Response): string {
-  const set = res.headers.get('set-cookie') ?? '';
-  return set.split(';')[0]!;
-}
-
-function formToken(html: string): string {
-  const m = /name="csrf" value="([^"]+)"/.exec(html);
-  assert.ok(m, 'the page has a form token');
-  return m[1]!;
-}
 
 /** A browser-like client of one server: logs in, reads pages, posts forms. */
 function client(url: string) {
   return {
     async login(user: string, password: string): Promise<string> {
-      const res = await fetch(`${url}/account/login/`, {
-        method: 'POST',
-        body: new URLSearchParams({ username: user, password, next: '/' }),
-        redirect: 'manual',
-      });
+      const res = await postLogin(url, user, password);
       assert.equal(res.status, 303, `${user} logs in`);
       return cookieOf(res);
     },
