@@ -37,7 +37,7 @@ export async function openMirrorSource(config: Config, storage: Storage, logger:
       tmpPath: () => storage.blobs.tmpPath('mirror-wheel'),
     }),
     async close() {
-      await chain.cache.files.drain();
+      await Promise.all([chain.cache.files.drain(), chain.cache.settled()]);
       await chain.client.close();
     },
   };
