@@ -5,15 +5,12 @@
  */
 import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
-import { buildUpstreamChain, configFor, upstreamSpecs } from '../index/upstream-chain.js';
+import { buildUpstreamChain, commandChainDeps, configFor, upstreamSpecs } from '../index/upstream-chain.js';
 import { UpstreamRouter } from '../index/sources/upstream-router.js';
 import { createLogger } from '../logger.js';
-import { Metrics } from '../metrics/metrics.js';
-import { StorageReporter } from '../metrics/storage-reporter.js';
 import { Policy } from '../policy/policy.js';
 import { PolicySource } from '../policy/policy-source.js';
 import { namePattern } from '../policy/requirements.js';
-import { DiskSpace } from '../store/disk-space.js';
 import type { Storage } from '../store/storage.js';
 import { UsageError } from './args.js';
 
@@ -29,17 +26,7 @@ export async function openPolicyUpstream(config: Config, storage: Storage, clock
   const specs = upstreamSpecs(config);
   if (!specs.length) throw new UsageError('no upstream is configured (LARDER_UPSTREAM=none): the policy applies only to upstream projects');
   await storage.blobs.init();
-  const logger = createLogger({ logLevel: 'error' }, process.stderr);
-  // The command's own registry: nothing scrapes it, the chains only need somewhere to count.
-  const metrics = new Metrics(() => ({ private: { bytes: 0, files: 0 }, cached: storage.cachedFiles.totals() }), clock);
-  const deps = {
-    stores: storage,
-    clock,
-    logger,
-    metrics,
-    space: new DiskSpace(config.data, config.diskReserve, clock),
-    storage: new StorageReporter(logger, metrics, clock),
-  };
+  const deps = commandChainDeps(config, storage, createLogger({ logLevel: 'error' }, process.stderr), clock);
   const chains = specs.map((spec, i) => buildUpstreamChain(spec, configFor(config, spec, i === 0), i === 0, deps));
   const router = new UpstreamRouter(
     chains.map((chain, i) => ({

@@ -8,10 +8,10 @@ import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.js';
 import { deriveJsonApi } from '../config/load.js';
 import type { Config, UpstreamSpecOf } from '../config/schema.js';
-import type { Metrics } from '../metrics/metrics.js';
-import type { StorageReporter } from '../metrics/storage-reporter.js';
+import { Metrics } from '../metrics/metrics.js';
+import { StorageReporter } from '../metrics/storage-reporter.js';
 import type { CachedFileId } from '../store/cached-file-index.js';
-import type { DiskSpace } from '../store/disk-space.js';
+import { DiskSpace } from '../store/disk-space.js';
 import { NamespacedCachedFiles } from '../store/namespaced-cached-files.js';
 import type { CrossNodeDownloads } from './sources/cross-node-downloads.js';
 import type { Storage } from '../store/storage.js';
@@ -46,6 +46,22 @@ export interface ChainDeps {
   budget?: { added(id: CachedFileId): Promise<void> };
   /** Downloads shared with the other nodes of one blob store, when there are others. */
   crossNode?: CrossNodeDownloads;
+}
+
+/**
+ * What a chain needs when a command (not the server) builds it: the command's own metrics registry, which
+ * nothing scrapes (the chain only needs somewhere to count), and no cache bound unless the caller adds one.
+ */
+export function commandChainDeps(config: Config, stores: Storage, logger: Logger, clock: Clock): ChainDeps {
+  const metrics = new Metrics(() => ({ private: { bytes: 0, files: 0 }, cached: stores.cachedFiles.totals() }), clock);
+  return {
+    stores,
+    clock,
+    logger,
+    metrics,
+    space: new DiskSpace(config.data, config.diskReserve, clock),
+    storage: new StorageReporter(logger, metrics, clock),
+  };
 }
 
 /** The settings as one upstream sees them: its URL, JSON API and credentials in place of the single upstream's. */

@@ -8,10 +8,7 @@ import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
 import { CacheBudget } from '../index/sources/cache-budget.js';
 import type { CachedSource } from '../index/sources/cached-source.js';
-import { buildUpstreamChain, configFor, upstreamSpecs } from '../index/upstream-chain.js';
-import { Metrics } from '../metrics/metrics.js';
-import { StorageReporter } from '../metrics/storage-reporter.js';
-import { DiskSpace } from '../store/disk-space.js';
+import { buildUpstreamChain, commandChainDeps, configFor, upstreamSpecs } from '../index/upstream-chain.js';
 import type { Storage } from '../store/storage.js';
 import { UncachedMetadata } from './uncached-metadata.js';
 
@@ -28,15 +25,8 @@ export async function openMirrorSource(config: Config, storage: Storage, logger:
   const [spec] = upstreamSpecs(config);
   if (!spec) throw new NoUpstreamError('no upstream is configured (LARDER_UPSTREAM=none): a mirror set has nothing to fill from');
   await storage.blobs.init();
-  // The command's own registry: nothing scrapes it, the chain only needs somewhere to count.
-  const metrics = new Metrics(() => ({ private: { bytes: 0, files: 0 }, cached: storage.cachedFiles.totals() }), clock);
   const chain = buildUpstreamChain(spec, configFor(config, spec, true), true, {
-    stores: storage,
-    clock,
-    logger,
-    metrics,
-    space: new DiskSpace(config.data, config.diskReserve, clock),
-    storage: new StorageReporter(logger, metrics, clock),
+    ...commandChainDeps(config, storage, logger, clock),
     budget: config.cacheMaxSize === null ? undefined : new CacheBudget(storage, config.cacheMaxSize, logger),
   });
   return {
@@ -47,7 +37,7 @@ export async function openMirrorSource(config: Config, storage: Storage, logger:
       tmpPath: () => storage.blobs.tmpPath('mirror-wheel'),
     }),
     async close() {
-      await chain.cache.files.drain();
+      await Promise.all([chain.cache.files.drain(), chain.cache.settled()]);
       await chain.client.close();
     },
   };

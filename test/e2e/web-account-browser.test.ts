@@ -5,34 +5,16 @@
  * account page scrolls sideways. Screenshots go to test/.artifacts/.
  */
 import assert from 'node:assert/strict';
-import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { findClients, requireClients, twineUpload } from '../fixtures/clients.js';
 import { buildWheel } from '../fixtures/dists.js';
+import { ARTIFACTS, launchChromium, logIn, needBrowser, openPage } from '../helpers/browser.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
-
-const CHROMIUM = process.env.LARDER_TEST_CHROMIUM || '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../.artifacts/', import.meta.url));
-
-async function chromiumPresent(): Promise<boolean> {
-  return access(CHROMIUM).then(
-    () => true,
-    () => false,
-  );
-}
-
-async function logIn(page: Page, url: string, user: string, password: string): Promise<void> {
-  await page.goto(`${url}/account/login/`);
-  await page.getByLabel('User name').fill(user);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${url}/`);
-}
 
 /**
  * How much wider than the screen the page is. Mobile emulation widens `innerWidth` to fit content that
@@ -49,7 +31,6 @@ describe('account pages in chromium', () => {
   let browser: Browser | null = null;
 
   before(async () => {
-    await mkdir(ARTIFACTS, { recursive: true });
     dir = await mkdtemp(join(tmpdir(), 'larder-web-account-e2e-'));
     server = await startLarder({});
     await server.addUser('alice', 'alice-password');
@@ -61,7 +42,7 @@ describe('account pages in chromium', () => {
       body: await uploadForm(wheel),
     });
     assert.equal(res.status, 200, await res.text());
-    if (await chromiumPresent()) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
@@ -69,21 +50,10 @@ describe('account pages in chromium', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const needBrowser = (t: { skip(reason: string): void }): Browser | null => {
-    if (browser) return browser;
-    const reason = `no chromium at ${CHROMIUM} (apt-get install chromium, or set LARDER_TEST_CHROMIUM)`;
-    if (process.env.CI) throw new Error(`${reason}; browser tests must run in CI`);
-    t.skip(reason);
-    return null;
-  };
-
   test('log in, create a token for one project, see it once, upload with it (twine), revoke it', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(browser, t);
     if (!b) return;
-    const context = await b.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(err.message));
+    const { context, page, errors } = await openPage(b, { viewport: { width: 1280, height: 900 } });
     await logIn(page, server.url, 'alice', 'alice-password');
     await page.getByRole('link', { name: 'Account' }).click();
     await page.waitForURL(`${server.url}/account/`);
@@ -136,14 +106,12 @@ describe('account pages in chromium', () => {
   });
 
   test('with JavaScript off, a password change works and the other browser is logged out', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(browser, t);
     if (!b) return;
     await server.addUser('carol', 'carol-password');
-    const other = await b.newContext();
-    const otherPage = await other.newPage();
+    const { context: other, page: otherPage } = await openPage(b);
     await logIn(otherPage, server.url, 'carol', 'carol-password');
-    const context = await b.newContext({ javaScriptEnabled: false });
-    const page = await context.newPage();
+    const { context, page } = await openPage(b, { javaScriptEnabled: false });
     await logIn(page, server.url, 'carol', 'carol-password');
     await page.goto(`${server.url}/account/`);
     await page.getByLabel('Current password').fill('carol-password');
@@ -160,10 +128,9 @@ describe('account pages in chromium', () => {
   });
 
   test('an administrator adds a user, makes them an admin and removes them; a user gets 403', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(browser, t);
     if (!b) return;
-    const context = await b.newContext();
-    const page = await context.newPage();
+    const { context, page } = await openPage(b);
     await logIn(page, server.url, 'root', 'root-password');
     await page.goto(`${server.url}/account/`);
     await page.getByRole('link', { name: 'manage users' }).click();
@@ -182,8 +149,7 @@ describe('account pages in chromium', () => {
     await page.getByText('User dave was removed, with their tokens and roles.').waitFor();
     assert.equal(server.larder.meta.getUser('dave'), undefined);
 
-    const userContext = await b.newContext();
-    const userPage = await userContext.newPage();
+    const { context: userContext, page: userPage } = await openPage(b);
     await logIn(userPage, server.url, 'alice', 'alice-password');
     const refused = await userPage.goto(`${server.url}/admin/users/`);
     assert.equal(refused?.status(), 403);
@@ -193,15 +159,14 @@ describe('account pages in chromium', () => {
   });
 
   test('at 375 px wide the account, token and users pages do not scroll sideways', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(browser, t);
     if (!b) return;
     for (const i of [1, 2, 3]) {
       const token = await server.addToken('root', [`a-rather-long-project-name-number-${i}-for-the-scope-column`]);
       assert.ok(token);
     }
     const phone = { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true };
-    const context: BrowserContext = await b.newContext(phone);
-    const page = await context.newPage();
+    const { context, page } = await openPage(b, phone);
     await logIn(page, server.url, 'root', 'root-password');
     const check = async (name: string) => {
       const overflow = await sidewaysOverflow(page, phone.viewport.width);

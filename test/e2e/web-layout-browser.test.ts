@@ -7,21 +7,19 @@
  * test/.artifacts/ (ignored by git).
  */
 import assert from 'node:assert/strict';
-import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { ARTIFACTS, launchChromium, logIn, needBrowser, openPage } from '../helpers/browser.js';
 import { eventually } from '../helpers/eventually.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
-const CHROMIUM = process.env.LARDER_TEST_CHROMIUM || '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../.artifacts/', import.meta.url));
 const DAY = 86_400_000;
 
 const LONG_PROJECT = 'Acme.Extraordinarily-Long-Project-Name-For-Layout';
@@ -41,13 +39,6 @@ const DESCRIPTION = [
   '|---|---|---|',
   `| \`${'very_long_option_name_'.repeat(6)}\` | \`${'x'.repeat(60)}\` | what it does |`,
 ].join('\n');
-
-async function chromiumPresent(): Promise<boolean> {
-  return access(CHROMIUM).then(
-    () => true,
-    () => false,
-  );
-}
 
 interface Box {
   left: number;
@@ -70,7 +61,6 @@ describe('web page layout in chromium', () => {
   const d: Record<string, BuiltDist> = {};
 
   before(async () => {
-    await mkdir(ARTIFACTS, { recursive: true });
     dir = await mkdtemp(join(tmpdir(), 'larder-web-layout-'));
     d.long = await buildWheel(join(dir, 'long'), {
       name: LONG_PROJECT,
@@ -111,7 +101,7 @@ describe('web page layout in chromium', () => {
     // A real cached upstream file, for /stats/.
     assert.equal((await fetch(`${server.url}/packages/fresh-lib/${d.old!.filename}`).then((r) => r.arrayBuffer())).byteLength, d.old!.size);
     await eventually(() => server.larder.storage.cachedFiles.totals().files === 1, 'the download is recorded');
-    if (await chromiumPresent()) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
@@ -119,14 +109,6 @@ describe('web page layout in chromium', () => {
     await up.close();
     await rm(dir, { recursive: true, force: true });
   });
-
-  const needBrowser = (t: { skip(reason: string): void }): Browser | null => {
-    if (browser) return browser;
-    const reason = `no chromium at ${CHROMIUM} (apt-get install chromium, or set LARDER_TEST_CHROMIUM)`;
-    if (process.env.CI) throw new Error(`${reason}; browser tests must run in CI`);
-    t.skip(reason);
-    return null;
-  };
 
   /** Every kind of page, with the status it answers. */
   const PAGES: [path: string, status: number][] = [
@@ -147,12 +129,11 @@ describe('web page layout in chromium', () => {
   ];
 
   test('at 375 px no page scrolls sideways, logged out or logged in; code blocks scroll inside themselves', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(browser, t);
     if (!b) return;
     // A plain 375 px window: with phone emulation (isMobile) Chromium widens the layout viewport to fit what
     // overflows, which would hide the very overflow this test looks for.
-    const context = await b.newContext({ viewport: { width: 375, height: 740 } });
-    const page = await context.newPage();
+    const { context, page } = await openPage(b, { viewport: { width: 375, height: 740 } });
     for (const [path, status] of PAGES) {
       const res = await page.goto(`${server.url}${path}`);
       assert.equal(res?.status(), status, path);
@@ -170,11 +151,7 @@ describe('web page layout in chromium', () => {
     const hash = await page.locator('td.hash').boundingBox();
     assert.ok(hash && hash.x >= 0 && hash.x + hash.width <= 375, `the SHA256 is on screen: ${JSON.stringify(hash)}`);
 
-    await page.goto(`${server.url}/account/login/`);
-    await page.getByLabel('User name').fill(LONG_USER);
-    await page.getByLabel('Password').fill('alice-password');
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${server.url}/`);
+    await logIn(page, server.url, LONG_USER, 'alice-password');
     for (const path of ['/', `/project/${LONG_NORMALIZED}/`]) {
       await page.goto(`${server.url}${path}`);
       assert.match(String(await page.locator('.viewer').textContent()), new RegExp(LONG_USER));
@@ -185,11 +162,10 @@ describe('web page layout in chromium', () => {
   });
 
   test('on a desktop, long file names wrap and the SHA256 column stays in view', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(browser, t);
     if (!b) return;
     for (const width of [1024, 1280]) {
-      const context = await b.newContext({ viewport: { width, height: 900 } });
-      const page = await context.newPage();
+      const { context, page } = await openPage(b, { viewport: { width, height: 900 } });
       await page.goto(`${server.url}/project/${LONG_NORMALIZED}/`);
       assert.ok((await overflow(page)) <= 0);
       const geometry = (await page.evaluate(`(() => {
@@ -224,10 +200,9 @@ describe('web page layout in chromium', () => {
   });
 
   test('a project page shows the held-back release with its rule and when it becomes available; /stats/ counts private and cached bytes apart', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(browser, t);
     if (!b) return;
-    const context = await b.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
+    const { context, page } = await openPage(b, { viewport: { width: 1280, height: 900 } });
     await page.goto(`${server.url}/project/fresh-lib/`);
     const held = page.getByRole('region', { name: 'Held back by policy' });
     assert.match(String(await held.textContent()), /2\.0\s+held back\s+release cooldown \(LARDER_MIN_RELEASE_AGE\); available from 2026-06-03 23:00 UTC/);

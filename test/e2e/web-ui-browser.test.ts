@@ -5,20 +5,17 @@
  * test/.artifacts/ (ignored by git).
  */
 import assert from 'node:assert/strict';
-import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { buildWheel } from '../fixtures/dists.js';
+import { ARTIFACTS, launchChromium, logIn, needBrowser, openPage, submitLogin } from '../helpers/browser.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
-
-const CHROMIUM = process.env.LARDER_TEST_CHROMIUM || '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../.artifacts/', import.meta.url));
 
 /** Every probe would set `window.xss` if the browser ran it. */
 const HOSTILE = [
@@ -62,13 +59,6 @@ const FRIENDLY = [
   'See the [changelog](https://example.test/acme-tools/changes) for what is new.',
 ].join('\n');
 
-async function chromiumPresent(): Promise<boolean> {
-  return access(CHROMIUM).then(
-    () => true,
-    () => false,
-  );
-}
-
 /** A page of another site whose form posts to larder's yank URL (a cross-site request forgery). */
 async function startEvilSite(target: string): Promise<{ server: Server; url: string }> {
   const server = createServer((_req, res) => {
@@ -89,7 +79,6 @@ describe('web UI in chromium', () => {
   let browser: Browser | null = null;
 
   before(async () => {
-    await mkdir(ARTIFACTS, { recursive: true });
     dir = await mkdtemp(join(tmpdir(), 'larder-web-e2e-'));
     // Snippets show the public URL; the pages link relative to the host, so the browser stays on the test server.
     server = await startLarder({ publicUrl: 'http://larder.example:3142' });
@@ -141,7 +130,7 @@ describe('web UI in chromium', () => {
         assert.equal(res.status, 200, await res.text());
       }
     }
-    if (await chromiumPresent()) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
@@ -149,21 +138,10 @@ describe('web UI in chromium', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const needBrowser = (t: { skip(reason: string): void }): Browser | null => {
-    if (browser) return browser;
-    const reason = `no chromium at ${CHROMIUM} (apt-get install chromium, or set LARDER_TEST_CHROMIUM)`;
-    if (process.env.CI) throw new Error(`${reason}; browser tests must run in CI`);
-    t.skip(reason);
-    return null;
-  };
-
   test('search, navigate, and the description probes do not run', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(browser, t);
     if (!b) return;
-    const context = await b.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(err.message));
+    const { context, page, errors } = await openPage(b, { viewport: { width: 1280, height: 900 } });
     await page.goto(`${server.url}/`);
     await page.screenshot({ path: join(ARTIFACTS, 'home.png'), fullPage: true });
     await page.getByRole('searchbox', { name: 'Search projects' }).first().fill('widg');
@@ -197,16 +175,13 @@ describe('web UI in chromium', () => {
   });
 
   test('an owner logs in, yanks with a reason and unyanks; another user sees no controls', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(browser, t);
     if (!b) return;
-    const context = await b.newContext();
-    const page = await context.newPage();
+    const { context, page } = await openPage(b);
     await page.goto(`${server.url}/project/acme-widgets/1.0/`);
     assert.equal(await page.getByRole('button', { name: /Yank/ }).count(), 0, 'no controls before logging in');
     await page.getByRole('link', { name: 'Log in' }).click();
-    await page.getByLabel('User name').fill('alice');
-    await page.getByLabel('Password').fill('alice-password');
-    await page.getByRole('button', { name: 'Log in' }).click();
+    await submitLogin(page, 'alice', 'alice-password');
     await page.waitForURL(`${server.url}/project/acme-widgets/1.0/`);
     assert.match(String(await page.locator('.viewer').textContent()), /Logged in as alice/);
     const cookies = await context.cookies();
@@ -229,12 +204,9 @@ describe('web UI in chromium', () => {
     await page.waitForURL(`${server.url}/`);
     assert.equal(await page.getByRole('link', { name: 'Log in' }).count(), 1);
 
-    const other = await b.newContext();
-    const otherPage = await other.newPage();
+    const { context: other, page: otherPage } = await openPage(b);
     await otherPage.goto(`${server.url}/account/login/?next=/project/acme-widgets/1.0/`);
-    await otherPage.getByLabel('User name').fill('mallory');
-    await otherPage.getByLabel('Password').fill('mallory-password');
-    await otherPage.getByRole('button', { name: 'Log in' }).click();
+    await submitLogin(otherPage, 'mallory', 'mallory-password');
     await otherPage.waitForURL(`${server.url}/project/acme-widgets/1.0/`);
     assert.equal(await otherPage.getByRole('button', { name: /Yank/ }).count(), 0);
     await other.close();
@@ -242,15 +214,10 @@ describe('web UI in chromium', () => {
   });
 
   test('a form posted from another site gets 403 and changes nothing', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(browser, t);
     if (!b) return;
-    const context = await b.newContext();
-    const page = await context.newPage();
-    await page.goto(`${server.url}/account/login/`);
-    await page.getByLabel('User name').fill('alice');
-    await page.getByLabel('Password').fill('alice-password');
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${server.url}/`);
+    const { context, page } = await openPage(b);
+    await logIn(page, server.url, 'alice', 'alice-password');
     const evil = await startEvilSite(`${server.url}/project/acme-widgets/1.0/yank`);
     try {
       const answer = page.waitForResponse((res) => res.url().endsWith('/project/acme-widgets/1.0/yank'));
@@ -264,10 +231,9 @@ describe('web UI in chromium', () => {
   });
 
   test('with JavaScript disabled: search, navigate, log in and yank all work', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(browser, t);
     if (!b) return;
-    const context = await b.newContext({ javaScriptEnabled: false });
-    const page = await context.newPage();
+    const { context, page } = await openPage(b, { javaScriptEnabled: false });
     await page.goto(`${server.url}/`);
     await page.getByRole('searchbox', { name: 'Search projects' }).first().fill('acme');
     await page.getByRole('button', { name: 'Search' }).first().click();
@@ -276,9 +242,7 @@ describe('web UI in chromium', () => {
     assert.equal(await page.getByRole('button', { name: /^Copy/ }).count(), 0, 'no copy buttons without the script');
     assert.match(String(await page.locator('.copyable pre').first().textContent()), /pip install/);
     await page.getByRole('link', { name: 'Log in' }).click();
-    await page.getByLabel('User name').fill('alice');
-    await page.getByLabel('Password').fill('alice-password');
-    await page.getByRole('button', { name: 'Log in' }).click();
+    await submitLogin(page, 'alice', 'alice-password');
     await page.waitForURL(`${server.url}/project/acme-widgets/`);
     await page.getByRole('button', { name: 'Yank 1.1' }).click();
     await page.getByText('The release was yanked.').waitFor();
@@ -289,10 +253,9 @@ describe('web UI in chromium', () => {
   });
 
   test('keyboard: the first Tab reaches the skip link; a phone-sized screen needs no sideways scrolling', async (t) => {
-    const b = needBrowser(t);
+    const b = needBrowser(browser, t);
     if (!b) return;
-    const context = await b.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
-    const page = await context.newPage();
+    const { context, page } = await openPage(b, { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
     await page.goto(`${server.url}/project/acme-widgets/`);
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Skip to content');

@@ -12,29 +12,15 @@ import { buildWheel } from '../fixtures/dists.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { uploadForm } from '../helpers/upload-form.js';
+import { cookieOf, formToken, postLogin } from '../helpers/web-forms.js';
 
 const DAY = 86_400_000;
-
-function cookieOf(res: Response): string {
-  const set = res.headers.get('set-cookie') ?? '';
-  return set.split(';')[0]!;
-}
-
-function formToken(html: string): string {
-  const m = /name="csrf" value="([^"]+)"/.exec(html);
-  assert.ok(m, 'the page has a form token');
-  return m[1]!;
-}
 
 /** A browser-like client of one server: logs in, reads pages, posts forms. */
 function client(url: string) {
   return {
     async login(user: string, password: string): Promise<string> {
-      const res = await fetch(`${url}/account/login/`, {
-        method: 'POST',
-        body: new URLSearchParams({ username: user, password, next: '/' }),
-        redirect: 'manual',
-      });
+      const res = await postLogin(url, user, password);
       assert.equal(res.status, 303, `${user} logs in`);
       return cookieOf(res);
     },
@@ -391,6 +377,15 @@ describe('the users page', () => {
       [['csrf', csrf], ['name', name], ['password', password], ['again', password], ...(admin ? [['admin', 'true'] as [string, string]] : [])],
       { Cookie: cookie },
     );
+  const setAdmin = (cookie: string, csrf: string, name: string, admin: boolean) =>
+    web.post(
+      `/admin/users/${name}/admin`,
+      [
+        ['csrf', csrf],
+        ['admin', String(admin)],
+      ],
+      { Cookie: cookie },
+    );
 
   test('a user who is not an administrator gets 403 on every users page and form', async () => {
     const cookie = await web.login('erin', 'erin-password');
@@ -401,19 +396,7 @@ describe('the users page', () => {
     const created = await add(cookie, csrf, 'frank', 'frank-password', true);
     assert.equal(created.status, 403);
     assert.equal(server.larder.meta.getUser('frank'), undefined);
-    assert.equal(
-      (
-        await web.post(
-          '/admin/users/erin/admin',
-          [
-            ['csrf', csrf],
-            ['admin', 'true'],
-          ],
-          { Cookie: cookie },
-        )
-      ).status,
-      403,
-    );
+    assert.equal((await setAdmin(cookie, csrf, 'erin', true)).status, 403);
     assert.equal(server.larder.meta.getUser('erin')!.admin, false);
     assert.equal((await web.post('/admin/users/root/remove', [['csrf', csrf]], { Cookie: cookie })).status, 403);
     assert.ok(server.larder.meta.getUser('root'));
@@ -447,36 +430,15 @@ describe('the users page', () => {
     const frank = await web.login('frank', 'frank-password');
     assert.equal((await web.get('/admin/users/', { Cookie: frank })).status, 403);
 
-    const promote = await web.post(
-      '/admin/users/frank/admin',
-      [
-        ['csrf', csrf],
-        ['admin', 'true'],
-      ],
-      { Cookie: cookie },
-    );
+    const promote = await setAdmin(cookie, csrf, 'frank', true);
     assert.equal(promote.status, 303);
     assert.equal(server.larder.meta.getUser('frank')!.admin, true);
     assert.equal((await web.get('/admin/users/', { Cookie: frank })).status, 200, "frank's session sees the new role at once");
-    const demote = await web.post(
-      '/admin/users/frank/admin',
-      [
-        ['csrf', csrf],
-        ['admin', 'false'],
-      ],
-      { Cookie: cookie },
-    );
+    const demote = await setAdmin(cookie, csrf, 'frank', false);
     assert.equal(demote.status, 303);
     assert.equal((await web.get('/admin/users/', { Cookie: frank })).status, 403);
 
-    const self = await web.post(
-      '/admin/users/root/admin',
-      [
-        ['csrf', csrf],
-        ['admin', 'false'],
-      ],
-      { Cookie: cookie },
-    );
+    const self = await setAdmin(cookie, csrf, 'root', false);
     assert.equal(self.status, 400);
     assert.match(await self.text(), /You cannot change your own role here/);
     assert.equal(server.larder.meta.getUser('root')!.admin, true);

@@ -8,28 +8,13 @@ import { buildWheel } from '../fixtures/dists.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { uploadForm } from '../helpers/upload-form.js';
+import { cookieOf, formToken, postLogin } from '../helpers/web-forms.js';
 
 const DESCRIPTION =
   '# Acme widgets\n\nSee <a href="javascript:alert(1)">this</a> <img src=x onerror="alert(2)"><script>alert(3)</script> and [docs](https://example.test/docs).';
 
-async function login(url: string, user: string, password: string): Promise<Response> {
-  return fetch(`${url}/account/login/`, {
-    method: 'POST',
-    body: new URLSearchParams({ username: user, password, next: '/project/acme-widgets/' }),
-    redirect: 'manual',
-  });
-}
-
-function cookieOf(res: Response): string {
-  const set = res.headers.get('set-cookie') ?? '';
-  return set.split(';')[0]!;
-}
-
-function formToken(html: string): string {
-  const m = /name="csrf" value="([^"]+)"/.exec(html);
-  assert.ok(m, 'the page has a form token');
-  return m[1]!;
-}
+/** Logs in from the project page's login link. */
+const login = (url: string, user: string, password: string) => postLogin(url, user, password, '/project/acme-widgets/');
 
 describe('web pages', () => {
   let server: TestLarder;

@@ -93,12 +93,12 @@ export class CachedSource implements IndexSource {
     return this.root.lastSerial();
   }
 
-  /** The cached page, without asking the upstream; null when none is cached or the upstream said 404. */
   /** Resolves once the pages and documents being written in the background are written. */
   settled(): Promise<void> {
     return this.documents.settled();
   }
 
+  /** The cached page, without asking the upstream; null when none is cached or the upstream said 404. */
   cachedPage(name: ProjectName): ProjectPage | null {
     return this.documents.entry<ProjectPage>({ kind: 'page', project: name })?.value ?? null;
   }
