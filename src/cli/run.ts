@@ -48,6 +48,8 @@ async function serve(argv: string[], io: Io): Promise<boolean> {
     );
   };
   process.on('SIGHUP', () => {
+    // A terminal that closes sends a hangup with the shutdown: there is nothing left to reload.
+    if (stopping) return;
     try {
       larder.reloadPolicy(config());
       larder.logger.info('SIGHUP received: deny and allow lists and the release cooldown reloaded');

@@ -97,7 +97,7 @@ describe('operations', () => {
     }
   });
 
-  test('SIGTERM (even twice) during a large first download lets it finish, then larder exits 0', async () => {
+  test('SIGTERM (even twice, and a SIGHUP) during a large first download lets it finish, then larder exits 0', async () => {
     const data = await mkdtemp(join(tmpdir(), 'larder-term-'));
     await upstream.setFault({ kind: 'slow', bytesPerSecond: 15_000_000, pathPrefix: '/files/' });
     const server = await startChildServer(['--data', data, '--upstream', upstream.url]);
@@ -113,11 +113,14 @@ describe('operations', () => {
       // The same signal again, as a parent that passes it on (npm, src/launch/) delivers it: it must not cut the shutdown short.
       await eventually(() => /SIGTERM received/.test(server.output()), 'larder is shutting down');
       server.child.kill('SIGTERM');
+      // The terminal closing (a hangup) during the shutdown is not a reload of the policy.
+      server.child.kill('SIGHUP');
       for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
       assert.equal(sha256(Buffer.concat(chunks)), big.sha256, 'the client got every byte');
       assert.equal((await server.exited).code, 0, server.output());
       assert.ok(existsSync(new FileBlobStore(data).pathFor(big.sha256)), 'the verified download was kept');
       assert.match(server.output(), /SIGTERM/);
+      assert.doesNotMatch(server.output(), /SIGHUP received/);
     } finally {
       await upstream.setFault(null);
       server.child.kill('SIGKILL');
