@@ -16,7 +16,7 @@ import { MAX_METADATA_BYTES } from '../index/sources/cached-files.js';
 import { DownloadVerifier, strongestHash, VerificationError } from '../index/sources/download-verifier.js';
 import { readWheelMetadata } from '../upload/dist-metadata.js';
 import type { UpstreamClient, UpstreamResponse } from '../upstream/client.js';
-import { discard } from '../upstream/read-body.js';
+import { discard, statusError } from '../upstream/read-body.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 import { openByRanges } from './upstream-ranges.js';
 
@@ -89,7 +89,7 @@ export class UncachedMetadata {
     const res = await this.client.get(`${file.sourceUrl}.metadata`, { deadline: this.options.deadline });
     if (res.status !== 200) {
       discard(res);
-      throw new UpstreamError(`answered ${res.status} for ${res.url}`, 'status', res.status);
+      throw statusError(res);
     }
     const hash = file.coreMetadata === true || file.coreMetadata === false ? null : strongestHash(file.coreMetadata);
     const verifier = new DownloadVerifier({ hash, size: null }, Math.min(MAX_METADATA_BYTES, this.options.maxFileSize));
@@ -113,7 +113,7 @@ export class UncachedMetadata {
     const res = await this.client.get(file.sourceUrl);
     if (res.status !== 200) {
       discard(res);
-      throw new UpstreamError(`answered ${res.status} for ${res.url}`, 'status', res.status);
+      throw statusError(res);
     }
     const path = this.options.tmpPath();
     try {

@@ -7,7 +7,7 @@
  */
 import { Readable } from 'node:stream';
 import type { UpstreamClient, UpstreamResponse } from '../upstream/client.js';
-import { discard } from '../upstream/read-body.js';
+import { discard, statusError } from '../upstream/read-body.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 
 /** Read first: yauzl looks for the end record in the last 64 KiB + 22 bytes, and most central directories fit too. */
@@ -129,7 +129,7 @@ export async function openByRanges(client: Pick<UpstreamClient, 'get'>, url: str
   }
   if (res.status !== 206) {
     discard(res);
-    throw new UpstreamError(`answered ${res.status} for ${res.url}`, 'status', res.status);
+    throw statusError(res);
   }
   const got = contentRange(res);
   const wrong = !got

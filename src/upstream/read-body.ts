@@ -14,6 +14,11 @@ export function discard(res: UpstreamResponse): void {
   res.body.destroy();
 }
 
+/** The error for an answer of a status the caller cannot use (its body is the caller's to drop). */
+export function statusError(res: UpstreamResponse): UpstreamError {
+  return new UpstreamError(`answered ${res.status} for ${res.url}`, 'status', res.status);
+}
+
 /** The body as it arrives, failing once more than `limit` bytes have come (after decoding). */
 export async function* boundedBody(res: UpstreamResponse, limit: number, what: string): AsyncGenerator<Buffer> {
   const declared = Number(res.headers['content-length']);

@@ -9,7 +9,7 @@ import { classify, UPSTREAM_ERROR_CODES } from '../../upstream/upstream-error.js
 import { parseJsonApi, parseReleaseJson, type ReleaseDocument } from '../../upstream/parse-json-api.js';
 import { parseProjectPage } from '../../upstream/parse-project-page.js';
 import { parseRootHtmlBatches, parseRootJsonBatches } from '../../upstream/parse-root.js';
-import { boundedBody, readText } from '../../upstream/read-body.js';
+import { boundedBody, readText, statusError } from '../../upstream/read-body.js';
 import type { ProjectListBatch, ProjectPage, ProjectReleases } from '../../model/documents.js';
 import type { ProjectName } from '../../model/names.js';
 
@@ -62,7 +62,7 @@ function headerSerial(res: UpstreamResponse): number | undefined {
 
 async function unexpected(res: UpstreamResponse): Promise<never> {
   await res.body.dump().catch(() => {});
-  throw new UpstreamError(`answered ${res.status} for ${res.url}`, 'status', res.status);
+  throw statusError(res);
 }
 
 export class UpstreamSource {
