@@ -5,6 +5,7 @@
 import type { Clock } from '../base/clock.js';
 import type { CachedFileIndex } from '../store/cached-file-index.js';
 import type { IndexReads } from '../store/index-store.js';
+import { cachedFileProject } from '../store/namespaced-cached-files.js';
 
 export interface ProjectSize {
   name: string;
@@ -57,8 +58,7 @@ export function collectStats(index: IndexReads, cachedFiles: CachedFileIndex): I
   for (const file of index.allFiles()) own.add(file.project, file.size, true, () => index.getProject(file.project)?.displayName ?? file.project);
   const cached = new Tally();
   for (const { id, record } of cachedFiles.entries()) {
-    // An upstream other than the first keeps its records under `<upstream>/<project>`.
-    const project = id.project.slice(id.project.lastIndexOf('/') + 1);
+    const project = cachedFileProject(id);
     cached.add(project, record.size, id.variant === 'file', () => project);
   }
   return { private: own.result(), cached: cached.result() };

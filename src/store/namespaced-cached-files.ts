@@ -6,6 +6,11 @@
 import type { CachedFileId, CachedFileIndex } from './cached-file-index.js';
 import type { CachedFileRecord } from './records.js';
 
+/** The project a record of the shared index belongs to, whichever upstream it came from. */
+export function cachedFileProject(id: CachedFileId): string {
+  return id.project.slice(id.project.lastIndexOf('/') + 1);
+}
+
 export class NamespacedCachedFiles implements CachedFileIndex {
   private readonly prefix: string;
 
