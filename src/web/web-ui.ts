@@ -8,6 +8,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { LarderError } from '../base/errors.js';
 import { reasonPhrase } from '../http/error-middleware.js';
+import { loggedError } from '../http/logged-error.js';
 import { registerAccountRoutes } from './account-routes.js';
 import { registerPageRoutes } from './page-routes.js';
 import { registerPasswordRoutes } from './password-routes.js';
@@ -76,7 +77,7 @@ export function createWebUi(deps: WebDeps): Middleware {
     } catch (err) {
       if (!(err instanceof LarderError) || ctx.state.webPassedOn) throw err;
       ctx.state.errorCode = err.code;
-      if (err.status >= 500) http.logger.error({ err, code: err.code, method: ctx.method, path: ctx.path }, 'request failed');
+      if (err.status >= 500) http.logger.error({ err: loggedError(err), code: err.code, method: ctx.method, path: ctx.path }, 'request failed');
       // Only the session cookie says who is looking here: checking the request's password again would count
       // a wrong one twice against the login limit.
       const session = signer.verify(ctx.cookies.get(SESSION_COOKIE));
