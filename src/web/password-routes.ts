@@ -5,7 +5,7 @@
  * the browser that made the change gets a fresh session and stays logged in.
  */
 import type Router from '@koa/router';
-import { newPasswordProblem } from '../auth/user-rules.js';
+import { MAX_PASSWORD_LENGTH, newPasswordProblem } from '../auth/user-rules.js';
 import { LarderError } from '../base/errors.js';
 import { accountSession } from './account-access.js';
 import { sendAccount } from './account-page.js';
@@ -23,8 +23,9 @@ export function registerPasswordRoutes(router: Router, web: WebContext): void {
     const who = { identity: session.identity, viewer: viewerOf(session, web.signer) };
     const refuse = (message: string, status: number) => sendAccount(ctx, web, who, { problem: { form: 'password', message } }, status);
 
-    const current = field(ctx, 'current').slice(0, 1025);
-    const wanted = field(ctx, 'password').slice(0, 1025);
+    // One character over the limit is enough to refuse a password that is too long.
+    const current = field(ctx, 'current').slice(0, MAX_PASSWORD_LENGTH + 1);
+    const wanted = field(ctx, 'password').slice(0, MAX_PASSWORD_LENGTH + 1);
     const problem = newPasswordProblem(wanted);
     if (problem) return refuse(`The new password is not accepted: ${problem}.`, 400);
     if (wanted !== field(ctx, 'again')) return refuse('The two new passwords differ.', 400);
