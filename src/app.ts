@@ -37,7 +37,6 @@ import { CrossNodeDownloads } from './index/sources/cross-node-downloads.js';
 import type { CachedFiles } from './index/sources/cached-files.js';
 import { OverlaySource } from './index/sources/overlay-source.js';
 import { PrivateSource } from './index/sources/private-source.js';
-import type { IndexSource } from './index/source.js';
 import { UpstreamNameCheck } from './index/upstream-names.js';
 import { buildUpstreamChain, configFor, upstreamSpecs } from './index/upstream-chain.js';
 import { UpstreamRouter } from './index/sources/upstream-router.js';
@@ -148,8 +147,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
       )
     : null;
   /** The upstream as the overlay sees it: routed, with the supply-chain policy applied. */
-  const policySource = upstreamRouter ? new PolicySource(upstreamRouter, policy, policyMetrics) : null;
-  const upstreamSource: IndexSource | null = policySource;
+  const upstreamSource = upstreamRouter ? new PolicySource(upstreamRouter, policy, policyMetrics) : null;
   const upstreamNames = upstreamRouter ? new UpstreamNameCheck(upstreamRouter, config.offline) : null;
   const passwords = new PasswordHasher();
   const source = new OverlaySource(privateSource, upstreamSource, { mergeAllowList: new Set(config.mergeAllowList) });
@@ -193,7 +191,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     admin,
     documents: stores.documents,
     upstream: upstreamSource,
-    policy: policySource,
+    policy: upstreamSource,
     sessionKey: await loadSessionKey(config.data, config.sessionSecret),
     passwords,
   });
