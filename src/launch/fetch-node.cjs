@@ -8,8 +8,7 @@ const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
 const { nodeInPackage } = require('./find-node.cjs');
-
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const { forwardSignals } = require('./run-child.cjs');
 const TEMP_PREFIX = '.fetch-';
 /** A temporary folder this old was left by a fetch that was killed outright. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -42,17 +41,15 @@ function npmReason(stderr) {
 function run(command, args, options, interrupted) {
   return new Promise((resolve) => {
     const child = spawn(command, args, Object.assign({ stdio: ['ignore', 'ignore', 'pipe'] }, options));
-    const pass = (signal) => {
+    const stopForwarding = forwardSignals(child, (signal) => {
       interrupted.signal = signal;
-      child.kill(signal);
-    };
-    for (const signal of SIGNALS) process.on(signal, pass);
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
     const done = (result) => {
-      for (const signal of SIGNALS) process.removeListener(signal, pass);
+      stopForwarding();
       resolve(Object.assign({ stderr }, result));
     };
     child.on('error', (error) => done({ error }));

@@ -7,19 +7,30 @@ const { spawn } = require('child_process');
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
+/** Passes SIGINT, SIGTERM and SIGHUP that reach this process on to `child` (telling `heard` too); returns the undo. */
+function forwardSignals(child, heard) {
+  const pass = (signal) => {
+    if (heard) heard(signal);
+    child.kill(signal);
+  };
+  for (const signal of SIGNALS) process.on(signal, pass);
+  return () => {
+    for (const signal of SIGNALS) process.removeListener(signal, pass);
+  };
+}
+
 function runChild(command, args, env) {
   const child = spawn(command, args, { stdio: 'inherit', env });
-  const pass = (signal) => child.kill(signal);
-  for (const signal of SIGNALS) process.on(signal, pass);
+  const stopForwarding = forwardSignals(child);
   child.on('error', (err) => {
     process.stderr.write(`larder: could not run ${command}: ${err.message}\n`);
     process.exit(127);
   });
   child.on('exit', (code, signal) => {
-    for (const s of SIGNALS) process.removeListener(s, pass);
+    stopForwarding();
     if (signal) process.kill(process.pid, signal);
     else process.exit(code);
   });
 }
 
-module.exports = { runChild };
+module.exports = { forwardSignals, runChild };
