@@ -60,7 +60,10 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
       'cache-only': { type: 'boolean', help: 'only the upstream cache (cached pages, JSON documents and files)' },
       project: { type: 'string', multiple: true, value: 'P', help: 'only these projects (repeatable; names are normalized), in either part' },
       mirror: { type: 'string', value: 'NAME', help: 'of the upstream cache, only what mirror set NAME needs (its pages and files)' },
-      'include-users': { type: 'boolean', help: 'also users (with password hashes) and API tokens (hashes only); private part only' },
+      'include-users': {
+        type: 'boolean',
+        help: 'also users (with password hashes) and API tokens (hashes only); private part only; import takes them only with --include-users',
+      },
       ...PROGRESS_OPTION,
     },
     minArgs: 1,
