@@ -160,7 +160,9 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     meta,
     blobs,
     space,
-    authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock), clock),
+    authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock), clock, (reason) =>
+      metrics.loginRefusals.inc({ reason }),
+    ),
     publisher: new Publisher(stores, upstreamNames, new Set(config.mergeAllowList), clock),
     logger,
     metrics,

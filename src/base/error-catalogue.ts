@@ -31,7 +31,10 @@ export const ERROR_CATALOGUE = {
   unauthorized: { status: 401, meaning: 'Credentials are needed for this request (reads of a private index, every write).' },
   invalid_credentials: { status: 403, meaning: 'The user name and password, or the API token, are wrong.' },
   token_expired: { status: 403, meaning: 'The API token is past the expiry it was created with; the message names it and when it expired. Create a new one.' },
-  too_many_failed_logins: { status: 429, meaning: 'Too many failed logins from this address or for this user; Retry-After says when to try again.' },
+  too_many_failed_logins: {
+    status: 429,
+    meaning: 'Too many failed logins from this address, or for this user name from this address; Retry-After says when to try again.',
+  },
   password_checks_busy: { status: 503, meaning: 'Too many password checks are queued; Retry-After says when to try again.' },
   not_allowed: { status: 403, meaning: 'The user or token may not upload to or manage this project.' },
   not_owner: { status: 403, meaning: "A maintainer tried what only the project's owners (and administrators) may do." },
