@@ -12,7 +12,7 @@ import type { DescriptionJob, DescriptionReply } from './description-worker.js';
 /** Next to this file: description-worker.ts under tsx (tests), description-worker.js in the compiled dist/. */
 const WORKER_URL = new URL(`./description-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
-/** Rendering a real README of 500 kB takes well under a second; what takes longer is hostile, or the machine is stuck. */
+/** A real README of 500 kB renders in about a second; what takes longer is hostile, or the machine is stuck. */
 export const DESCRIPTION_TIME_LIMIT_MS = 3_000;
 /** Descriptions that may wait for the worker; one more is shown as text at once. */
 export const DESCRIPTION_QUEUE = 4;

@@ -56,7 +56,9 @@ export class Descriptions {
   async html(description: string | null, contentType: string | null): Promise<string> {
     if (!description || !/\S/.test(description)) return '';
     const kind = descriptionKind(contentType);
-    const key = createHash('sha256').update(kind).update('\0').update(description).digest('base64url');
+    // What is shown of a description over the cap depends on its length and what comes before the cap only.
+    const shown = description.length > this.maxChars ? description.slice(0, this.maxChars) : description;
+    const key = createHash('sha256').update(`${kind}\0${description.length}\0`).update(shown).digest('base64url');
     const known = this.cache.get(key);
     if (known !== undefined) {
       this.counted('cached');
