@@ -86,7 +86,7 @@ export class Metrics {
   });
   readonly descriptionRenders = new Counter({
     name: 'larder_description_renders_total',
-    help: 'Release descriptions shown on project pages, by outcome (cached, rendered, text, too_large, timeout, failed, busy, closed).',
+    help: 'Release descriptions shown on project pages, by outcome (cached, rendered, text, too_large, timeout, failed, unavailable, busy, closed).',
     labelNames: ['outcome'],
     registers: [this.registry],
   });

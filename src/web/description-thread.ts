@@ -19,9 +19,10 @@ export const DESCRIPTION_QUEUE = 4;
 /** Heap of the worker: sanitizing builds a frame per open element. */
 const WORKER_HEAP_MB = 256;
 /** Loading markdown-it and sanitize-html takes a fraction of a second; a worker not ready by then is broken. */
-const START_LIMIT_MS = 30_000;
+export const DESCRIPTION_START_LIMIT_MS = 30_000;
 
-export type Refusal = 'timeout' | 'failed' | 'busy' | 'closed';
+/** `failed`: the worker failed at this description; `unavailable`: no worker could start. */
+export type Refusal = 'timeout' | 'failed' | 'unavailable' | 'busy' | 'closed';
 export type ThreadAnswer = { html: string } | { refused: Refusal };
 
 export interface DescriptionThreadOptions {
@@ -31,6 +32,10 @@ export interface DescriptionThreadOptions {
   deadline?: (ms: number, expire: () => void) => () => void;
   /** Told when a worker fails to start or dies with an error (a job's own failure is its answer). */
   onWorkerFailure?: (err: Error) => void;
+  /** The worker's code; default description-worker next to this file. */
+  workerUrl?: URL;
+  /** How long a new worker may take to load (not counted against its first job's time limit). */
+  startLimitMs?: number;
 }
 
 interface Job {
@@ -102,15 +107,19 @@ export class DescriptionThread {
   }
 
   private spawn(): void {
-    const worker = new Worker(WORKER_URL, { name: 'larder-descriptions', resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    const worker = new Worker(this.options.workerUrl ?? WORKER_URL, {
+      name: 'larder-descriptions',
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
     this.worker = worker;
     this.ready = false;
     this.started++;
     let failure: Error | null = null;
+    const startLimitMs = this.options.startLimitMs ?? DESCRIPTION_START_LIMIT_MS;
     const startLimit = setTimeout(() => {
-      failure = new Error(`the description worker did not start within ${START_LIMIT_MS / 1000} s`);
+      failure = new Error(`the description worker did not start within ${startLimitMs / 1000} s`);
       void worker.terminate();
-    }, START_LIMIT_MS);
+    }, startLimitMs);
     startLimit.unref();
     worker.on('message', (reply: DescriptionReply) => {
       if (worker !== this.worker) return;
@@ -148,7 +157,7 @@ export class DescriptionThread {
     this.next();
   }
 
-  /** A worker that died: its job failed; one that never became ready fails what waits too, rather than starting again for each. */
+  /** A worker that died: its job failed; one that never became ready leaves what waits without one, rather than starting again for each. */
   private exited(err: Error): void {
     const wasReady = this.ready;
     this.worker = null;
@@ -158,7 +167,7 @@ export class DescriptionThread {
     this.running = null;
     running?.disarm();
     running?.job.answer({ refused: 'failed' });
-    if (!wasReady) for (const job of this.queue.splice(0)) job.answer({ refused: 'failed' });
+    if (!wasReady) for (const job of this.queue.splice(0)) job.answer({ refused: 'unavailable' });
     this.next();
   }
 

@@ -25,6 +25,7 @@ export interface DescriptionsOptions {
 const NOTES: Record<Refusal, string> = {
   timeout: 'This description took too long to render as Markdown; it is shown as plain text.',
   failed: 'This description could not be rendered as Markdown; it is shown as plain text.',
+  unavailable: 'Descriptions cannot be rendered at the moment: this one is shown as plain text.',
   busy: 'Many descriptions are being rendered at the moment: this one is shown as plain text. Reload the page to see it rendered.',
   closed: 'This description is shown as plain text while the server stops.',
 };
@@ -75,8 +76,8 @@ export class Descriptions {
   private async produce(kind: 'markdown' | 'text', description: string, key: string): Promise<string> {
     const { html, outcome } = await this.make(kind, description);
     this.counted(outcome);
-    // A refusal for want of time now says nothing of the description: the next view tries again.
-    if (outcome !== 'busy' && outcome !== 'closed') this.cache.set(key, html);
+    // These say nothing of the description: the next view tries again.
+    if (outcome !== 'busy' && outcome !== 'closed' && outcome !== 'unavailable') this.cache.set(key, html);
     return html;
   }
 

@@ -121,4 +121,43 @@ describe('descriptions', () => {
     assert.match(await descriptions.html('*late*', MARKDOWN), /<pre class="description-text">\*late\*<\/pre>$/);
     assert.deepEqual(outcomes, ['closed']);
   });
+
+  test('a worker that dies at a job: that description is shown as text, the death is told, and the next job gets a new worker', async () => {
+    const failures: string[] = [];
+    const workerUrl = new URL('../fixtures/description-workers/dies-on-job.ts', import.meta.url);
+    const { thread, descriptions, outcomes } = setUp({ workerUrl, onWorkerFailure: (err) => failures.push(err.message) });
+    const html = await descriptions.html('*one*', MARKDOWN);
+    assert.match(
+      html,
+      /^<p class="notice" role="note">This description could not be rendered as Markdown; it is shown as plain text\.<\/p>\n<pre class="description-text">\*one\*<\/pre>$/,
+    );
+    assert.equal(await descriptions.html('*one*', MARKDOWN), html);
+    await descriptions.html('*two*', MARKDOWN);
+    assert.deepEqual(outcomes, ['failed', 'cached', 'failed']);
+    assert.deepEqual(failures, ['the description worker stopped (exit code 3)', 'the description worker stopped (exit code 3)']);
+    assert.equal(thread.workersStarted, 2);
+  });
+
+  test('a worker that cannot start: what waits for it is shown as text, not kept, and the failure is told once', async () => {
+    const failures: string[] = [];
+    const workerUrl = new URL('../fixtures/description-workers/broken.ts', import.meta.url);
+    const { thread, descriptions, outcomes } = setUp({ workerUrl, onWorkerFailure: (err) => failures.push(err.message) });
+    const pages = await Promise.all(['*one*', '*two*', '*three*'].map((text) => descriptions.html(text, MARKDOWN)));
+    assert.ok(pages.every((html) => html.includes('Descriptions cannot be rendered at the moment')));
+    assert.deepEqual(outcomes, ['unavailable', 'unavailable', 'unavailable']);
+    assert.deepEqual(failures, ['the description worker cannot load']);
+    assert.equal(thread.workersStarted, 1);
+    await descriptions.html('*one*', MARKDOWN);
+    assert.deepEqual(outcomes.at(-1), 'unavailable', 'tried again, not taken from the cache');
+    assert.equal(thread.workersStarted, 2);
+  });
+
+  test('a worker that never says it is ready is stopped after the start limit, and what waits is shown as text', async () => {
+    const failures: string[] = [];
+    const workerUrl = new URL('../fixtures/description-workers/never-ready.ts', import.meta.url);
+    const { descriptions, outcomes } = setUp({ workerUrl, startLimitMs: 50, onWorkerFailure: (err) => failures.push(err.message) });
+    assert.match(await descriptions.html('*one*', MARKDOWN), /cannot be rendered at the moment/);
+    assert.deepEqual(outcomes, ['unavailable']);
+    assert.deepEqual(failures, ['the description worker did not start within 0.05 s']);
+  });
 });
