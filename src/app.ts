@@ -49,6 +49,8 @@ import { namePattern } from './policy/requirements.js';
 import { createLogger } from './logger.js';
 import { loggedError } from './http/logged-error.js';
 import { loadSessionKey } from './web/session.js';
+import { DescriptionThread } from './web/description-thread.js';
+import { Descriptions } from './web/descriptions.js';
 import { createWebUi } from './web/web-ui.js';
 import { StorageReporter } from './metrics/storage-reporter.js';
 import { Metrics } from './metrics/metrics.js';
@@ -151,6 +153,9 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   const upstreamSource = upstreamRouter ? new PolicySource(upstreamRouter, policy, policyMetrics) : null;
   const upstreamNames = upstreamRouter ? new UpstreamNameCheck(upstreamRouter, config.offline) : null;
   const passwords = new PasswordHasher();
+  const descriptionThread = new DescriptionThread({
+    onWorkerFailure: (err) => logger.warn({ err: err.message }, 'the description worker stopped; the descriptions it had are shown as plain text'),
+  });
   const source = new OverlaySource(privateSource, upstreamSource, { mergeAllowList: new Set(config.mergeAllowList) });
   const deps: HttpDeps = {
     config,
@@ -196,6 +201,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     upstream: upstreamSource,
     policy: upstreamSource,
     sessionKey: await loadSessionKey(config.data, config.sessionSecret),
+    descriptions: new Descriptions(descriptionThread, { counted: (outcome) => metrics.descriptionRenders.inc({ outcome }) }),
     passwords,
   });
 
@@ -251,6 +257,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     }
     await Promise.all(clients.map((c) => c.close()));
     await passwords.close();
+    await descriptionThread.close();
     await stores.close();
   };
   return {

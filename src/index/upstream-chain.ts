@@ -125,7 +125,7 @@ export function buildUpstreamChain(spec: UpstreamSpecOf, upstreamConfig: Config,
     },
   );
   const coreMetadata = firstFound([coreMetadataFile(cache, logger), cachedWheelMetadata(cache, readWheelMetadata, logger)]);
-  const source = new ReleaseMetadataFiller(new JsonApiFromPages(cache, coreMetadata), [
+  const source = new ReleaseMetadataFiller(new JsonApiFromPages(cache, coreMetadata, cache, clock), [
     (name, release) => cache.getReleaseMetadata(name, release.version),
     coreMetadata,
   ]);

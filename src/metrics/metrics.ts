@@ -97,6 +97,12 @@ export class Metrics {
     help: 'Cached upstream files evicted to stay under LARDER_CACHE_MAX_SIZE.',
     registers: [this.registry],
   });
+  readonly descriptionRenders = new Counter({
+    name: 'larder_description_renders_total',
+    help: 'Release descriptions shown on project pages, by outcome (cached, rendered, text, too_large, timeout, failed, unavailable, busy, closed).',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
 
   constructor(totals: () => StoreTotals, clock: Clock, totalsReuseMs = TOTALS_REUSE_MS) {
     collectDefaultMetrics({ register: this.registry, prefix: 'larder_' });

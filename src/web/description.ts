@@ -1,8 +1,9 @@
 /**
  * A release's long description as safe HTML: Markdown (`text/markdown`) rendered with markdown-it, anything
- * else (reStructuredText, plain text, no content type) shown as preformatted text. Everything goes through
+ * else (reStructuredText, plain text, no content type) shown as preformatted text. Markdown goes through
  * sanitize-html: no scripts, styles, event handlers, frames or forms, links only to http(s) and mailto,
- * and every link gets `rel="nofollow noopener noreferrer"`.
+ * and every link gets `rel="nofollow noopener noreferrer"`. Rendering Markdown may take seconds on hostile
+ * input: it runs on the description worker (description-worker.ts); descriptions.ts decides what runs where.
  */
 import type MarkdownIt from 'markdown-it';
 import type sanitizeHtml from 'sanitize-html';
@@ -50,18 +51,18 @@ export function descriptionKind(contentType: string | null): 'markdown' | 'text'
   return type === 'text/markdown' ? 'markdown' : 'text';
 }
 
-export class DescriptionRenderer {
-  private markdown: MarkdownIt | null = null;
+export function newMarkdownIt(): MarkdownIt {
+  return new (markdownIt())({ html: true, linkify: true, typographer: false });
+}
 
-  /** Sanitized HTML for a description; '' when there is none. */
-  render(description: string | null, contentType: string | null): string {
-    if (!description?.trim()) return '';
-    if (descriptionKind(contentType) === 'markdown') {
-      this.markdown ??= new (markdownIt())({ html: true, linkify: true, typographer: false });
-      return sanitize(this.markdown.render(description));
-    }
-    return `<pre class="description-text">${escapeHtml(description)}</pre>`;
-  }
+/** Sanitized HTML of a Markdown description. */
+export function renderMarkdown(markdown: MarkdownIt, text: string): string {
+  return sanitize(markdown.render(text));
+}
+
+/** A description as escaped preformatted text: linear in its length, so fit for the main thread. */
+export function preformatted(text: string): string {
+  return `<pre class="description-text">${escapeHtml(text)}</pre>`;
 }
 
 export function sanitize(html: string): string {

@@ -2,9 +2,9 @@
  * Gathers what a project page shows: the releases from the index source, the description, who may manage
  * it, and what the supply-chain policy holds back of an upstream project.
  */
-import { LRUCache } from 'lru-cache';
 import { mayOwn } from '../auth/authenticator.js';
 import type { Identity } from '../auth/authenticator.js';
+import type { ProjectReleases, Release } from '../model/documents.js';
 import type { ProjectName } from '../model/names.js';
 import { findRelease, latestRelease } from '../model/release-choice.js';
 import { canonicalVersion, compareVersions, isValidVersion } from '../model/versions.js';
@@ -12,7 +12,7 @@ import type { IndexSource } from '../index/source.js';
 import type { Refusal } from '../policy/policy.js';
 import type { HeldRelease, PolicyHolds } from '../policy/policy-source.js';
 import type { IndexReads } from '../store/index-store.js';
-import { DescriptionRenderer } from './description.js';
+import type { Descriptions } from './descriptions.js';
 import type { ProjectView } from './render/project.js';
 
 /** What the pages ask of the policy (the upstream's policy source). */
@@ -45,15 +45,18 @@ function newestFirst(a: { version: string }, b: { version: string }): number {
 }
 
 export class ProjectViews {
-  private readonly descriptions = new DescriptionRenderer();
-  /** Rendered descriptions by project, version and serial: Markdown of a long README takes milliseconds. */
-  private readonly rendered = new LRUCache<string, string>({ max: 500 });
+  /**
+   * Each document's releases newest first, and its latest: both cost PEP 440 comparisons (a sort of
+   * 20,000 versions takes a while), and a document is reused while its page is unchanged.
+   */
+  private readonly ordered = new WeakMap<ProjectReleases, { newestFirst: Release[]; latest: Release | null }>();
 
   constructor(
     private readonly source: IndexSource,
     private readonly meta: IndexReads,
     private readonly mergeAllowList: ReadonlySet<string>,
     private readonly policy: PolicyHoldsSource | null,
+    private readonly descriptions: Pick<Descriptions, 'html'>,
   ) {}
 
   async lookup(name: ProjectName, version: string | null, viewer: Identity | null): Promise<ProjectLookup> {
@@ -65,7 +68,7 @@ export class ProjectViews {
     if (holds.project && origin === 'upstream') return { found: 'refused', refusal: holds.project };
     const releases = await this.source.getReleases(name, undefined, version ?? undefined);
     const offered = releases?.releases ?? [];
-    const release = version === null ? latestRelease(offered) : findRelease(offered, version);
+    const release = version === null ? releases && this.order(releases).latest : findRelease(offered, version);
     if (!releases || !release) {
       const asked = version === null ? undefined : heldOne(holds.releases, version);
       if (version === null ? holds.releases.length === 0 : !asked) return { found: 'none' };
@@ -73,19 +76,14 @@ export class ProjectViews {
       return { found: 'held', displayName: releases?.displayName ?? name, version, held: holds.releases, offered: offered.length > 0 };
     }
     if (version !== null && release.version !== version) return { found: 'other-spelling', version: release.version };
-    const key = `${name}\0${release.version}\0${releases.serial}`;
-    let descriptionHtml = this.rendered.get(key);
-    if (descriptionHtml === undefined) {
-      descriptionHtml = this.descriptions.render(release.metadata.description, release.metadata.description_content_type);
-      this.rendered.set(key, descriptionHtml);
-    }
+    const descriptionHtml = await this.descriptions.html(release.metadata.description, release.metadata.description_content_type);
     return {
       found: 'page',
       view: {
         name,
         displayName: releases.displayName,
         origin,
-        releases: [...releases.releases].sort(newestFirst),
+        releases: this.order(releases).newestFirst,
         release,
         latest: version === null,
         descriptionHtml,
@@ -93,5 +91,14 @@ export class ProjectViews {
         held: holds.releases,
       },
     };
+  }
+
+  private order(doc: ProjectReleases): { newestFirst: Release[]; latest: Release | null } {
+    let order = this.ordered.get(doc);
+    if (!order) {
+      order = { newestFirst: [...doc.releases].sort(newestFirst), latest: latestRelease(doc.releases) };
+      this.ordered.set(doc, order);
+    }
+    return order;
   }
 }

@@ -4,6 +4,7 @@ import type { HttpDeps } from '../http/deps.js';
 import type { ProjectAdmin } from '../index/project-admin.js';
 import type { IndexSource } from '../index/source.js';
 import type { UpstreamDocumentStore } from '../store/upstream-document-store.js';
+import type { Descriptions } from './descriptions.js';
 import type { ProjectSearch } from './project-search.js';
 import type { PolicyHoldsSource, ProjectViews } from './project-view.js';
 import type { SessionSigner } from './session.js';
@@ -18,6 +19,8 @@ export interface WebDeps {
   /** What the supply-chain policy holds back of upstream projects, when there is an upstream. */
   policy: PolicyHoldsSource | null;
   sessionKey: Buffer;
+  /** The project pages' description HTML, rendered on the description worker and cached. */
+  descriptions: Descriptions;
   /** Hashes the passwords set on the account and user pages (the server's PasswordHasher). */
   passwords: { hash(password: string): Promise<string> };
 }

@@ -53,7 +53,7 @@ export function createWebUi(deps: WebDeps): Middleware {
     deps,
     signer,
     search,
-    views: new ProjectViews(http.source, http.meta, new Set(http.config.mergeAllowList), deps.policy),
+    views: new ProjectViews(http.source, http.meta, new Set(http.config.mergeAllowList), deps.policy, deps.descriptions),
     async look(ctx) {
       const looker = await whoIsLooking(ctx, signer, http.authenticator);
       if (http.config.readAuth && !looker.session) {

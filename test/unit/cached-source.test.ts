@@ -27,10 +27,14 @@ const TTL = 60_000;
 class FakeUpstream {
   readonly indexUrl = 'https://upstream.test/simple/';
   readonly asked: string[] = [];
-  readonly page: ProjectPage = projectPage([fileEntry('demo_pkg-1.0.tar.gz')], { versions: ['1.0'], origin: 'upstream' });
-  readonly doc: ProjectReleases = releasesFromPage(this.page);
+  readonly doc: ProjectReleases;
 
-  constructor(readonly jsonApiUrl: string | null) {}
+  constructor(
+    readonly jsonApiUrl: string | null,
+    readonly page: ProjectPage = projectPage([fileEntry('demo_pkg-1.0.tar.gz')], { versions: ['1.0'], origin: 'upstream' }),
+  ) {
+    this.doc = releasesFromPage(page);
+  }
 
   private answer<T>(what: string, value: T | undefined): Fetched<T> {
     this.asked.push(what);
@@ -143,5 +147,26 @@ describe('CachedSource', () => {
     assert.deepEqual(await second.getReleases(name), online.doc);
     await assert.rejects(second.getReleaseMetadata(name, '1.0'), (err: unknown) => err instanceof LarderError && err.code === 'offline_not_cached');
     assert.deepEqual(offline.asked, []);
+  });
+
+  test("a file of a page is found without a scan of the page per file: 2,000 files, each opened, read the page's list a few times", async () => {
+    const files = Array.from({ length: 2000 }, (_, i) => fileEntry(`demo_pkg-1.${i}.tar.gz`, { hashes: {}, size: null }));
+    let reads = 0;
+    const counted = new Proxy(files, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const page = projectPage(counted, { versions: files.map((f) => f.version!), origin: 'upstream' });
+    const source = cachedSource(new FakeUpstream(null, page));
+    for (const file of files) {
+      const body = await source.openFile(name, file.filename, 'file');
+      assert.equal(body?.kind, 'stream', file.filename);
+    }
+    assert.equal(await source.openFile(name, 'demo_pkg-9.9.tar.gz', 'file'), null);
+    await source.settled();
+    // One pass to index the page, one to store it; a scan per file would be about 2,000,000.
+    assert.ok(reads <= 5 * files.length, `${reads} reads of the page's files`);
   });
 });

@@ -9,16 +9,17 @@ import type { FileBody, ProjectReleases, SourceTrace } from '../../src/model/doc
 import { normalizeName } from '../../src/model/names.js';
 import { MAX_METADATA_BYTES } from '../../src/index/sources/cached-files.js';
 import { coreMetadataFile } from '../../src/index/sources/core-metadata-file.js';
-import { JsonApiFromPages } from '../../src/index/sources/json-api-from-pages.js';
+import { JsonApiFromPages, RECHECK_INCOMPLETE_MS } from '../../src/index/sources/json-api-from-pages.js';
 import { releasesFromPage } from '../../src/upstream/json-api-from-simple.js';
 import { isPlaceholderMetadata } from '../../src/upstream/parse-json-api.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { fileEntry, projectPage } from '../helpers/model-builders.js';
 import { coreMetadataText, FakeSource, fileKey, recordingLogger } from './helpers/fake-source.js';
 
 const name = normalizeName('Demo_Pkg');
 
 /** Demo_Pkg 1.0 and 2.0 (the latest), each a wheel with a `.metadata` file, and 3.0.dev1 (a pre-release). */
-function demo(): { inner: FakeSource; source: JsonApiFromPages; warnings: string[] } {
+function demo(): { inner: FakeSource; source: JsonApiFromPages; warnings: string[]; clock: ManualClock } {
   const inner = new FakeSource();
   inner.pages.set(
     name,
@@ -35,8 +36,17 @@ function demo(): { inner: FakeSource; source: JsonApiFromPages; warnings: string
   inner.bodies.set(fileKey('demo_pkg-1.0-py3-none-any.whl', 'metadata'), coreMetadataText('Demo_Pkg', '1.0', 'one'));
   inner.bodies.set(fileKey('demo_pkg-2.0-py3-none-any.whl', 'metadata'), coreMetadataText('Demo_Pkg', '2.0', 'two'));
   const { logger, warnings } = recordingLogger();
-  return { inner, source: new JsonApiFromPages(inner, coreMetadataFile(inner, logger)), warnings };
+  const clock = new ManualClock();
+  return { inner, source: new JsonApiFromPages(inner, coreMetadataFile(inner, logger), inner, clock), warnings, clock };
 }
+
+/** A plain mirror's page: no sizes, no digests, no `.metadata`; `count` sdists, one release each. */
+function plainPage(count: number) {
+  const files = Array.from({ length: count }, (_, i) => fileEntry(`demo_pkg-1.${i}.tar.gz`, { hashes: {}, size: null }));
+  return projectPage(files, { versions: files.map((f) => f.version!), origin: 'upstream' });
+}
+
+const sizeOf = (doc: ProjectReleases, filename: string) => doc.releases.flatMap((r) => r.files).find((f) => f.filename === filename)!.size;
 
 const summaries = (doc: ProjectReleases) => Object.fromEntries(doc.releases.map((r) => [r.version, r.metadata.summary]));
 
@@ -76,6 +86,54 @@ describe('JsonApiFromPages', () => {
     const rebuilt = (await source.getReleases(name))!;
     assert.notEqual(rebuilt, first);
     assert.equal(rebuilt.serial, 43);
+  });
+
+  test('sizes and digests the page lacks come from the cached-file index, one lookup per file and build, without opening a file', async () => {
+    const { inner, source } = demo();
+    const files = 5_000;
+    inner.pages.set(name, plainPage(files));
+    const doc = (await source.getReleases(name))!;
+    assert.equal(doc.releases.length, files);
+    assert.equal(inner.storedLookups, files);
+    assert.deepEqual(
+      inner.calls.filter((c) => c.startsWith('openFile') && c.endsWith(' file')),
+      [],
+    );
+    assert.equal(await source.getReleases(name), doc, 'the second request reuses the build');
+    assert.equal(inner.storedLookups, files);
+  });
+
+  test('an incomplete build is reused until this node caches a file of the project, then built again with its size and sha256', async () => {
+    const { inner, source } = demo();
+    inner.pages.set(name, plainPage(3));
+    const first = (await source.getReleases(name))!;
+    assert.equal(sizeOf(first, 'demo_pkg-1.1.tar.gz'), null);
+    assert.equal(await source.getReleases(name), first);
+    inner.cache('demo_pkg-1.1.tar.gz', { size: 7, sha256: 'c'.repeat(64) });
+    const second = (await source.getReleases(name))!;
+    assert.notEqual(second, first);
+    assert.equal(sizeOf(second, 'demo_pkg-1.1.tar.gz'), 7);
+    assert.equal(second.releases.flatMap((r) => r.files).find((f) => f.filename === 'demo_pkg-1.1.tar.gz')!.hashes.sha256, 'c'.repeat(64));
+    assert.equal(await source.getReleases(name), second);
+  });
+
+  test('what another node cached (no mark moves here) shows once RECHECK_INCOMPLETE_MS has passed', async () => {
+    const { inner, source, clock } = demo();
+    inner.pages.set(name, plainPage(2));
+    const first = (await source.getReleases(name))!;
+    inner.stored.set('demo_pkg-1.0.tar.gz', { size: 9, sha256: 'd'.repeat(64) });
+    clock.advance(RECHECK_INCOMPLETE_MS - 1);
+    assert.equal(await source.getReleases(name), first);
+    clock.advance(1);
+    assert.equal(sizeOf((await source.getReleases(name))!, 'demo_pkg-1.0.tar.gz'), 9);
+  });
+
+  test('a complete build is kept whatever is cached later', async () => {
+    const { inner, source, clock } = demo();
+    const first = (await source.getReleases(name))!;
+    inner.cache('demo_pkg-2.0.tar.gz', { size: 9, sha256: 'd'.repeat(64) });
+    clock.advance(RECHECK_INCOMPLETE_MS);
+    assert.equal(await source.getReleases(name), first);
   });
 
   test('a latest release without a readable `.metadata` keeps the placeholder, and the failure is logged', async () => {

@@ -21,6 +21,7 @@ import { strongestHash, VerificationError } from './download-verifier.js';
 import { FileDownload } from './file-download.js';
 import { storedBody } from './stored-body.js';
 import type { CrossNodeDownloads, Release } from './cross-node-downloads.js';
+import { FileRecordMarks } from './file-record-marks.js';
 import type { UpstreamSource } from './upstream-source.js';
 
 /** `.metadata` files are a few kB; a long description takes them to a few hundred. */
@@ -47,11 +48,20 @@ interface Target {
   maxBytes: number;
 }
 
+/** What the cached-file index says of a file: its verified size and sha256. */
+export interface StoredFacts {
+  size: number;
+  sha256: string;
+}
+
 export const offlineNotCached = (what: string) => new LarderError('offline_not_cached', `larder is offline and ${what} is not cached.`);
 
 export class CachedFiles {
   private readonly downloads = new Map<string, Promise<FileDownload>>();
   private readonly running = new Set<Promise<void>>();
+  /** Each page's files by filename, so that finding one file is not a scan of a page of 100,000. */
+  private readonly byFilename = new WeakMap<ProjectPage, ReadonlyMap<string, FileEntry>>();
+  private readonly marks = new FileRecordMarks();
 
   constructor(
     private readonly upstream: UpstreamSource,
@@ -74,7 +84,8 @@ export class CachedFiles {
       return storedBody(this.blobs, record.sha256, record.size, download);
     }
     if (this.options.offline) throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
-    const file = (await this.pageOf(name))?.files.find((f) => f.filename === filename);
+    const page = await this.pageOf(name);
+    const file = page ? this.fileOf(page, filename) : undefined;
     const target = file && this.target(file, variant);
     if (!target) return null;
     const stored = await this.alreadyStored(id, target);
@@ -102,6 +113,29 @@ export class CachedFiles {
         }
       },
     };
+  }
+
+  /** The verified size and sha256 of a file this node has a record of; null when it has none. */
+  storedFacts(name: ProjectName, filename: string): StoredFacts | null {
+    const record = this.files.get({ project: name, filename, variant: 'file' });
+    return record ? { size: record.size, sha256: record.sha256 } : null;
+  }
+
+  /** Changes whenever this node records a file of the project (file-record-marks.ts). */
+  recordMark(name: ProjectName): number {
+    return this.marks.mark(name);
+  }
+
+  private fileOf(page: ProjectPage, filename: string): FileEntry | undefined {
+    let files = this.byFilename.get(page);
+    if (!files) {
+      const byName = new Map<string, FileEntry>();
+      // The first of two entries with one filename, as a scan would find.
+      for (const file of page.files) if (!byName.has(file.filename)) byName.set(file.filename, file);
+      files = byName;
+      this.byFilename.set(page, files);
+    }
+    return files.get(filename);
   }
 
   private touch(id: CachedFileId, record: CachedFileRecord): void {
@@ -135,6 +169,7 @@ export class CachedFiles {
     const record = { sha256, size, fetchedAt: now, lastAccess: now };
     try {
       await this.files.put(id, record);
+      this.marks.recorded(id.project);
       await this.options.budget?.added(id);
     } catch (err) {
       this.events.storeFailed?.(`record of ${id.filename}`, err as Error);
@@ -235,6 +270,7 @@ export class CachedFiles {
         const now = this.options.clock.now();
         try {
           await this.files.put(id, { sha256, size, fetchedAt: now, lastAccess: now });
+          this.marks.recorded(id.project);
         } catch (err) {
           // The blob stays an orphan (collected by gc); the client still gets the verified file.
           this.events.storeFailed?.(`record of ${filename}`, err as Error);

@@ -15,7 +15,7 @@ import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectRelea
 import type { ProjectName } from '../../model/names.js';
 import type { IndexSource } from '../source.js';
 import type { CacheEvents } from './cache-events.js';
-import { CachedFiles } from './cached-files.js';
+import { CachedFiles, type StoredFacts } from './cached-files.js';
 import type { CrossNodeDownloads } from './cross-node-downloads.js';
 import { DocumentCache } from './document-cache.js';
 import { RootList } from './root-list.js';
@@ -152,5 +152,15 @@ export class CachedSource implements IndexSource {
 
   openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
     return this.files.openFile(name, filename, variant, trace);
+  }
+
+  /** The verified size and sha256 of a cached file, from the cached-file index alone. */
+  storedFacts(name: ProjectName, filename: string): StoredFacts | null {
+    return this.files.storedFacts(name, filename);
+  }
+
+  /** Changes whenever this node caches a file of the project. */
+  recordMark(name: ProjectName): number {
+    return this.files.recordMark(name);
   }
 }

@@ -4,31 +4,51 @@
  * sha256 of every file the page does not give but the cache holds. A document the inner source has is
  * passed on unchanged.
  */
+import type { Clock } from '../../base/clock.js';
 import type { ProjectPage, ProjectReleases, SourceTrace } from '../../model/documents.js';
 import { normalizeName, type ProjectName } from '../../model/names.js';
 import { latestRelease } from '../../model/release-choice.js';
 import { releasesFromPage } from '../../upstream/json-api-from-simple.js';
 import type { IndexSource } from '../source.js';
+import type { StoredFacts } from './cached-files.js';
 import type { ReleaseMetadataLookup } from './core-metadata-file.js';
 import { SourceDecorator } from './source-decorator.js';
+
+/** What the cache knows of a project's files without asking the upstream or the blob store (cached-source.ts). */
+export interface CachedFileFacts {
+  storedFacts(name: ProjectName, filename: string): StoredFacts | null;
+  /** Changes whenever this node caches a file of the project. */
+  recordMark(name: ProjectName): number;
+}
+
+/**
+ * How long a build that lacks a size, digest or `info` is reused while this node caches no file of the
+ * project: other nodes sharing the cached-file index may cache some, and this node is not told.
+ */
+export const RECHECK_INCOMPLETE_MS = 60_000;
 
 interface Build {
   doc: Promise<ProjectReleases>;
   /** Every file's size and sha256 and the latest release's metadata known: nothing a later build could add. Null while building. */
   complete: boolean | null;
+  /** The project's record mark when the build started. */
+  mark: number;
+  startedAt: number;
 }
 
 export class JsonApiFromPages extends SourceDecorator {
   /**
-   * One build per page while it is complete: the page object stays the same while it is cached, and
-   * renderers cache by identity. An incomplete build is done again at the next request, so a file that
-   * has been cached since shows its size, digest and metadata.
+   * One build per page: the page object stays the same while it is cached, and renderers cache by
+   * identity. An incomplete build is done again once a file of the project has been cached since (or
+   * after RECHECK_INCOMPLETE_MS), so that file shows its size, digest and metadata.
    */
   private readonly built = new WeakMap<ProjectPage, Build>();
 
   constructor(
     inner: IndexSource,
     private readonly metadataOf: ReleaseMetadataLookup,
+    private readonly facts: CachedFileFacts,
+    private readonly clock: Clock,
   ) {
     super(inner);
   }
@@ -38,22 +58,28 @@ export class JsonApiFromPages extends SourceDecorator {
     if (doc) return doc;
     const page = await this.inner.getProject(name, trace);
     if (!page) return null;
-    let entry = this.built.get(page);
-    if (!entry || entry.complete === false) {
-      const done = this.build(page);
-      const build: Build = { doc: done.then((result) => result.doc), complete: null };
-      done.then(
-        (result) => (build.complete = result.complete),
-        () => (build.complete = false),
-      );
-      this.built.set(page, build);
-      entry = build;
-    }
-    return entry.doc;
+    const mark = this.facts.recordMark(name);
+    const known = this.built.get(page);
+    if (known && this.reusable(known, mark)) return known.doc;
+    const done = this.build(page);
+    const build: Build = { doc: done.then((result) => result.doc), complete: null, mark, startedAt: this.clock.now() };
+    done.then(
+      (result) => (build.complete = result.complete),
+      () => {
+        if (this.built.get(page) === build) this.built.delete(page);
+      },
+    );
+    this.built.set(page, build);
+    return build.doc;
+  }
+
+  private reusable(build: Build, mark: number): boolean {
+    if (build.complete !== false) return true;
+    return build.mark === mark && this.clock.now() - build.startedAt < RECHECK_INCOMPLETE_MS;
   }
 
   private async build(page: ProjectPage): Promise<{ doc: ProjectReleases; complete: boolean }> {
-    const known = await this.withCachedFacts(page);
+    const known = this.withCachedFacts(page);
     const draft = releasesFromPage(known);
     const latest = latestRelease(draft.releases.filter((r) => r.files.length > 0));
     const metadata = latest && (await this.metadataOf(page.name, latest));
@@ -65,16 +91,13 @@ export class JsonApiFromPages extends SourceDecorator {
     return { doc: { ...doc, displayName }, complete: allKnown };
   }
 
-  /** The page with the size and sha256 of each file it lacks them for, where the verified file is cached. */
-  private async withCachedFacts(page: ProjectPage): Promise<ProjectPage> {
-    const files = await Promise.all(
-      page.files.map(async (file) => {
-        if (file.size !== null && file.hashes.sha256) return file;
-        const body = await this.inner.openFile(page.name, file.filename, 'file').catch(() => null);
-        if (body?.kind !== 'stored') return file;
-        return { ...file, size: body.size, hashes: { ...file.hashes, sha256: body.sha256 } };
-      }),
-    );
+  /** The page with the size and sha256 of each file it lacks them for, where the cached-file index has the file. */
+  private withCachedFacts(page: ProjectPage): ProjectPage {
+    const files = page.files.map((file) => {
+      if (file.size !== null && file.hashes.sha256) return file;
+      const stored = this.facts.storedFacts(page.name, file.filename);
+      return stored ? { ...file, size: stored.size, hashes: { ...file.hashes, sha256: stored.sha256 } } : file;
+    });
     return files.some((file, i) => file !== page.files[i]) ? { ...page, files } : page;
   }
 }

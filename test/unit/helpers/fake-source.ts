@@ -1,10 +1,14 @@
-/** An in-memory `IndexSource` for decorator tests: the test sets pages, JSON API documents and file bodies; every call is recorded. */
+/**
+ * An in-memory `IndexSource` for decorator tests: the test sets pages, JSON API documents and file bodies,
+ * and what the cached-file index holds (`stored`, `cache()`); every call is recorded.
+ */
 import { emptyMetadata } from '../../../src/upstream/parse-json-api.js';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, SourceTrace } from '../../../src/model/documents.js';
 import type { ProjectName } from '../../../src/model/names.js';
 import type { IndexSource } from '../../../src/index/source.js';
+import type { StoredFacts } from '../../../src/index/sources/cached-files.js';
 
 export class FakeSource implements IndexSource {
   readonly pages = new Map<string, ProjectPage>();
@@ -14,6 +18,26 @@ export class FakeSource implements IndexSource {
   readonly calls: string[] = [];
   /** When set, `getProject` and `getReleases` reject with it. */
   failure: Error | null = null;
+  /** The cached-file index: size and sha256 by filename. */
+  readonly stored = new Map<string, StoredFacts>();
+  private marks = 0;
+  /** Index lookups of `storedFacts`, counted. */
+  storedLookups = 0;
+
+  /** Records a cached file, as the cache does once it has verified a download. */
+  cache(filename: string, facts: StoredFacts): void {
+    this.stored.set(filename, facts);
+    this.marks++;
+  }
+
+  storedFacts(_name: ProjectName, filename: string): StoredFacts | null {
+    this.storedLookups++;
+    return this.stored.get(filename) ?? null;
+  }
+
+  recordMark(): number {
+    return this.marks;
+  }
 
   async *listProjects(): AsyncIterable<ProjectListBatch> {
     yield [...this.pages.values()].map((p) => ({ name: p.displayName, serial: p.serial }));
