@@ -10,6 +10,7 @@
 import type { ErrorCode } from '../base/error-catalogue.js';
 import { LarderError } from '../base/errors.js';
 import type { FileBody, FileEntry, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../model/documents.js';
+import { PageFiles } from '../model/page-files.js';
 import { findRelease } from '../model/release-choice.js';
 import { versionFromFilename } from '../model/filenames.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
@@ -62,6 +63,7 @@ function heldReason(refusal: Refusal, file: FileEntry): string {
 
 export class PolicySource extends SourceDecorator {
   private readonly pages = new WeakMap<ProjectPage, Filtered<ProjectPage>>();
+  private readonly pageFiles = new PageFiles();
   private readonly documents = new WeakMap<ProjectReleases, Filtered<ProjectReleases>>();
 
   constructor(
@@ -125,7 +127,7 @@ export class PolicySource extends SourceDecorator {
     if (!this.policy.active) return this.inner.openFile(name, filename, variant, trace);
     this.checkProject(name);
     const page = await this.inner.getProject(name);
-    const file = page?.files.find((f) => f.filename === filename);
+    const file = page ? this.pageFiles.find(page, filename) : undefined;
     const version = file ? file.version : versionFromFilename(filename);
     const refusal = file
       ? this.policy.fileRefusal(name, version, filename, (await this.uploadTimes(name, [file])).get(filename) ?? null)

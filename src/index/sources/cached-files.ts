@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../base/clock.js';
 import { formatBytes } from '../../base/units.js';
 import { LarderError, notFound } from '../../base/errors.js';
+import { PageFiles } from '../../model/page-files.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import { type DiskSpace, isDiskFull } from '../../store/disk-space.js';
 import type { CachedFileId, CachedFileIndex } from '../../store/cached-file-index.js';
@@ -59,8 +60,7 @@ export const offlineNotCached = (what: string) => new LarderError('offline_not_c
 export class CachedFiles {
   private readonly downloads = new Map<string, Promise<FileDownload>>();
   private readonly running = new Set<Promise<void>>();
-  /** Each page's files by filename, so that finding one file is not a scan of a page of 100,000. */
-  private readonly byFilename = new WeakMap<ProjectPage, ReadonlyMap<string, FileEntry>>();
+  private readonly pageFiles = new PageFiles();
   private readonly marks = new FileRecordMarks();
 
   constructor(
@@ -127,15 +127,7 @@ export class CachedFiles {
   }
 
   private fileOf(page: ProjectPage, filename: string): FileEntry | undefined {
-    let files = this.byFilename.get(page);
-    if (!files) {
-      const byName = new Map<string, FileEntry>();
-      // The first of two entries with one filename, as a scan would find.
-      for (const file of page.files) if (!byName.has(file.filename)) byName.set(file.filename, file);
-      files = byName;
-      this.byFilename.set(page, files);
-    }
-    return files.get(filename);
+    return this.pageFiles.find(page, filename);
   }
 
   private touch(id: CachedFileId, record: CachedFileRecord): void {

@@ -17,6 +17,7 @@ import type {
   ReleaseMetadata,
 } from '../../model/documents.js';
 import type { ProjectName } from '../../model/names.js';
+import { groupBy } from '../../model/page-files.js';
 import type { IndexSource } from '../source.js';
 
 export class PrivateSource implements IndexSource {
@@ -66,13 +67,13 @@ export class PrivateSource implements IndexSource {
   async getReleases(name: ProjectName): Promise<ProjectReleases | null> {
     const project = this.meta.getProject(name);
     if (!project) return null;
-    const files = this.meta.getFiles(name);
+    const filesOf = groupBy(this.meta.getFiles(name), (f) => f.version);
     const releases: Release[] = this.meta.getReleases(name).map((r) => ({
       version: r.version,
       metadata: r.metadata as unknown as ReleaseMetadata,
       yanked: r.yanked,
       yankedReason: r.yankedReason,
-      files: files.filter((f) => f.version === r.version).map((f) => toReleaseFile(f, r)),
+      files: (filesOf.get(r.version) ?? []).map((f) => toReleaseFile(f, r)),
     }));
     return {
       name,
