@@ -39,12 +39,16 @@ export const ERROR_CATALOGUE = {
 
   // Upload transport (the multipart body)
   missing_content_type: { status: 400, meaning: 'An upload came without a Content-Type header.' },
-  invalid_multipart: { status: 400, meaning: 'The upload body is not well-formed multipart/form-data (no boundary, cut short, unknown transfer encoding).' },
+  invalid_multipart: {
+    status: 400,
+    meaning:
+      'The upload body is not well-formed multipart/form-data (no boundary or one over 70 characters, a part header over 8 KB, cut short, unknown transfer encoding).',
+  },
   upload_aborted: { status: 400, meaning: 'The client went away before the upload body was complete.' },
   file_too_large: { status: 413, meaning: 'The uploaded file is larger than LARDER_MAX_FILE_SIZE.' },
   signature_too_large: { status: 413, meaning: 'The uploaded signature is larger than 1 MB.' },
   fields_too_large: { status: 413, meaning: 'The text fields of an upload add up to more than the limit (20 MB).' },
-  too_many_fields: { status: 413, meaning: 'An upload has more text fields than the limit (1000).' },
+  too_many_fields: { status: 413, meaning: 'An upload has more text fields than the limit (1000), or more parts than 1000 and its two files.' },
   unexpected_file: { status: 400, meaning: 'A form field other than content or gpg_signature was sent as a file.' },
   repeated_file: { status: 400, meaning: 'An upload has more than one content (or gpg_signature) file.' },
   repeated_field: { status: 400, meaning: 'A single-valued upload field was sent more than once with different values.' },
