@@ -128,4 +128,6 @@ export const INTERNAL_ERRORS = {
     'A write to a shared backend (the PostgreSQL database) that cannot be reached or does not answer in time; its one-line message names the backend, password removed. Answered as backend_unavailable (503) with that message.',
   S3StoreError:
     "A failed request to the S3 blob store, in one line naming the bucket, the endpoint and S3's error code; its code is ENOENT for a missing blob, as the filesystem store's errors are. Handled where the blob store's errors are; one that reaches a request other than for a missing blob is answered backend_unavailable (503).",
+  DependencySyntaxError:
+    'A PEP 508 requirement that does not parse. Never leaves the parser, which returns its reason; an upload answers it as invalid_metadata (400).',
 } as const;
