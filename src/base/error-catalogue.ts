@@ -64,11 +64,19 @@ export const ERROR_CATALOGUE = {
   digest_mismatch: { status: 400, meaning: 'A digest field does not match the uploaded bytes.' },
   invalid_metadata_version: { status: 400, meaning: 'metadata_version is missing or not one larder knows.' },
   invalid_version: { status: 400, meaning: 'The version is missing or not a valid PEP 440 version.' },
-  invalid_metadata: { status: 400, meaning: 'A metadata field is malformed (e.g. duplicate project_urls labels, a wheel METADATA without Name or Version).' },
+  invalid_metadata: {
+    status: 400,
+    meaning:
+      'A metadata field breaks a rule pypi.org checks (requires_python not a PEP 440 specifier set, a bad requirement, URL, email address or content type, a summary of two lines; docs/uploads.md), or a wheel METADATA lacks Name or Version.',
+  },
   metadata_mismatch: { status: 400, meaning: "The wheel's METADATA names another project or version than the form." },
   missing_file: { status: 400, meaning: 'The upload has no content file.' },
   invalid_extension: { status: 400, meaning: 'The file name does not end in an extension allowed for the filetype.' },
-  invalid_distribution: { status: 400, meaning: 'The file is not a readable wheel or sdist (bad archive, missing METADATA/PKG-INFO, an image type).' },
+  invalid_distribution: {
+    status: 400,
+    meaning:
+      'The file is not a readable wheel or sdist (bad archive, past an archive limit, two top-level or .dist-info directories, missing METADATA/PKG-INFO, an image type).',
+  },
   filename_version_mismatch: { status: 400, meaning: "The version in the file name differs from the form's version." },
   invalid_sdist_filename: { status: 400, meaning: 'The sdist file name is not <name>-<version>.tar.gz (or .zip) for the form name and version.' },
   invalid_wheel_filename: { status: 400, meaning: 'The wheel file name is malformed, has an unsupported platform tag, or names another project or version.' },
