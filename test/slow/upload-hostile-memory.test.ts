@@ -68,7 +68,14 @@ describe('an sdist of many long top-level names', { skip: !existsSync('/proc/sel
     const like: BuiltDist = await buildWheel(join(tmp, 'like'), { name: 'many-names', version: '1.0' });
     const path = await writeRawTarGz(join(tmp, 'many_names-1.0.tar.gz'), members());
     const bytes = await readFile(path);
-    const sdist: BuiltDist = { ...like, ...(await digestBuffer(bytes)), path, filename: 'many_names-1.0.tar.gz', packagetype: 'sdist', pythonVersion: 'source' };
+    const sdist: BuiltDist = {
+      ...like,
+      ...(await digestBuffer(bytes)),
+      path,
+      filename: 'many_names-1.0.tar.gz',
+      packagetype: 'sdist',
+      pythonVersion: 'source',
+    };
 
     const before = await peakRss(server.child.pid!);
     const res = await fetch(`${server.url}/legacy/`, {

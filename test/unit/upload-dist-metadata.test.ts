@@ -125,6 +125,13 @@ describe('readWheelMetadata', () => {
     );
   });
 
+  it('remembers at most 64 .dist-info directories of an upstream wheel', async () => {
+    const entries: Record<string, string> = { 'many-1.0.dist-info/METADATA': 'M', 'many-1.0.dist-info/WHEEL': 'W' };
+    for (let i = 0; i < 64; i++) entries[`vendored${i}-1.0.dist-info/METADATA`] = 'V';
+    const path = await writeZip(join(dir, 'many-1.0-py3-none-any.whl'), entries);
+    await rejectsWith(readWheelMetadata(path, 'many-1.0-py3-none-any.whl'), 'Invalid distribution file. Wheel has more than 64 .dist-info directories.');
+  });
+
   it('refuses a METADATA over 10 MB', async () => {
     const path = await writeWheel(dir, 'huge-1.0-py3-none-any.whl', { metadata: Buffer.alloc(10 * 1024 * 1024 + 1, 0x41) });
     await rejectsWith(readWheelMetadata(path, 'huge-1.0-py3-none-any.whl'), 'Invalid distribution file. METADATA is larger than 10 MB');
