@@ -13,6 +13,7 @@ import { PasswordHasher } from './auth/password-hasher.js';
 import { systemClock, type Clock } from './base/clock.js';
 import type { Config } from './config/schema.js';
 import type { HttpDeps } from './http/deps.js';
+import { crossSiteGuard } from './http/cross-site.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { readAuthMiddleware } from './http/read-auth.js';
 import { RenderedCache } from './http/rendered-cache.js';
@@ -159,7 +160,9 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     meta,
     blobs,
     space,
-    authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock), clock),
+    authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock), clock, (reason) =>
+      metrics.loginRefusals.inc({ reason }),
+    ),
     publisher: new Publisher(stores, upstreamNames, new Set(config.mergeAllowList), clock),
     logger,
     metrics,
@@ -209,6 +212,8 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   });
   koa.use(requestLog(parts.record));
   koa.use(errorMiddleware(logger, storage));
+  // Before anything reads credentials or a body: a browser's request from another site changes nothing.
+  koa.use(crossSiteGuard(config));
   // The web pages ask for a login themselves (a form, not a bare 401); other paths pass through.
   koa.use(webUi);
   if (config.readAuth) koa.use(readAuthMiddleware(deps.authenticator));

@@ -1,12 +1,13 @@
 /**
  * Turns credentials into an identity, and decides what an identity may do to a project. Failed logins are
- * limited per client address and user name; a user name that does not exist costs one password hash too.
- * An expired token is refused with a 403 that says so (it is not a guess, so it is not counted).
+ * limited per client address and per (user name, address) (login-limiter.ts); a user name that does not
+ * exist costs one password hash too. An expired token is refused with a 403 that says so (it is not a
+ * guess, so it is not counted).
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../base/clock.js';
-import { forbidden } from '../base/errors.js';
+import { forbidden, LarderError } from '../base/errors.js';
 import type { IndexStore } from '../store/index-store.js';
 import type { ProjectRecord } from '../store/records.js';
 import type { Credentials } from './credentials.js';
@@ -23,6 +24,11 @@ export interface Identity {
   viaToken: boolean;
 }
 
+/** Why a login was refused before its credentials were judged: 429 (failed-login limits) or 503 (hashing queue full). */
+export type LoginRefusal = 'rate_limited' | 'hashing_busy';
+
+const REFUSAL_OF: Partial<Record<string, LoginRefusal>> = { too_many_failed_logins: 'rate_limited', password_checks_busy: 'hashing_busy' };
+
 export class Authenticator {
   /** scrypt is slow on purpose; pip sends credentials with every request, so good checks are remembered a while. */
   private readonly verified = new LRUCache<string, true>({ max: 1000, ttl: 10 * 60_000 });
@@ -35,14 +41,26 @@ export class Authenticator {
     private readonly passwords: PasswordVerifier,
     private readonly limiter: LoginLimiter,
     private readonly clock: Clock,
+    /** Told of every 429 and 503 a login gets (metrics). */
+    private readonly onRefusal: (reason: LoginRefusal) => void = () => {},
   ) {}
 
   /**
    * The identity `credentials` prove, or null (a failed login, counted). Throws 429 without checking
-   * anything when the address or the user name has too many recent failures, even for good credentials;
-   * 403 (token_expired) for a token past its expiry.
+   * anything when the address, or the address for this user name, has too many recent failures, even for
+   * good credentials; 503 when the hashing queue is full; 403 (token_expired) for a token past its expiry.
    */
   async authenticate(credentials: Credentials | null, address: string): Promise<Identity | null> {
+    try {
+      return await this.judge(credentials, address);
+    } catch (err) {
+      const refusal = err instanceof LarderError ? REFUSAL_OF[err.code] : undefined;
+      if (refusal) this.onRefusal(refusal);
+      throw err;
+    }
+  }
+
+  private async judge(credentials: Credentials | null, address: string): Promise<Identity | null> {
     const name = credentials?.kind === 'password' ? credentials.user : null;
     this.limiter.check(address, name);
     if (credentials?.kind === 'password') return this.byPassword(credentials.user, credentials.password, address);
@@ -79,7 +97,10 @@ export class Authenticator {
     const user = this.store.getUser(name);
     const stored = user?.passwordHash ?? this.dummy;
     const key = createHash('sha256').update(stored).update('\0').update(password).digest('hex');
-    if (user && this.verified.has(key)) return { user: user.name, admin: user.admin, tokenProjects: null, viaToken: false };
+    if (user && this.verified.has(key)) {
+      this.limiter.succeeded(address, name);
+      return { user: user.name, admin: user.admin, tokenProjects: null, viaToken: false };
+    }
     let ok: boolean;
     const running = this.checking.get(key);
     if (running) {
@@ -87,7 +108,7 @@ export class Authenticator {
       if (!ok) this.limiter.fail(address, name);
     } else {
       // Counted before the hash runs, so concurrent guesses cannot get past the limit; taken back on success.
-      const attempt = this.limiter.fail(address, name);
+      const attempt = this.limiter.begin(address, name);
       const check = this.passwords.verify(password, stored);
       this.checking.set(key, check);
       try {
@@ -99,8 +120,10 @@ export class Authenticator {
         this.checking.delete(key);
       }
       if (ok) this.limiter.forgive(attempt);
+      else this.limiter.confirm(attempt);
     }
     if (!user || !ok) return null;
+    this.limiter.succeeded(address, name);
     this.verified.set(key, true);
     return { user: user.name, admin: user.admin, tokenProjects: null, viaToken: false };
   }

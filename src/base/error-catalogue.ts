@@ -8,7 +8,10 @@ export const ERROR_CATALOGUE = {
   not_found: { status: 404, meaning: 'No such project, release, file, user or page.' },
   invalid_request: { status: 400, meaning: 'The request body could not be read (e.g. malformed JSON sent to the admin API).' },
   request_too_large: { status: 413, meaning: 'The request body is larger than the route accepts (64 KB for the admin API).' },
-  unsupported_media_type: { status: 415, meaning: 'The body is not of a type the route reads (uploads are multipart/form-data).' },
+  unsupported_media_type: {
+    status: 415,
+    meaning: 'The body is not of a type the route reads (uploads are multipart/form-data; the admin API reads application/json only).',
+  },
   missing_field: { status: 400, meaning: 'An admin API JSON body lacks a required string field.' },
   invalid_field: { status: 400, meaning: 'An admin API JSON body has a field that is not a string.' },
   invalid_name: { status: 400, meaning: 'A project name is not a valid PEP 508 name, or is longer than 200 characters.' },
@@ -28,7 +31,10 @@ export const ERROR_CATALOGUE = {
   unauthorized: { status: 401, meaning: 'Credentials are needed for this request (reads of a private index, every write).' },
   invalid_credentials: { status: 403, meaning: 'The user name and password, or the API token, are wrong.' },
   token_expired: { status: 403, meaning: 'The API token is past the expiry it was created with; the message names it and when it expired. Create a new one.' },
-  too_many_failed_logins: { status: 429, meaning: 'Too many failed logins from this address or for this user; Retry-After says when to try again.' },
+  too_many_failed_logins: {
+    status: 429,
+    meaning: 'Too many failed logins from this address, or for this user name from this address; Retry-After says when to try again.',
+  },
   password_checks_busy: { status: 503, meaning: 'Too many password checks are queued; Retry-After says when to try again.' },
   not_allowed: { status: 403, meaning: 'The user or token may not upload to or manage this project.' },
   not_owner: { status: 403, meaning: "A maintainer tried what only the project's owners (and administrators) may do." },
@@ -36,6 +42,11 @@ export const ERROR_CATALOGUE = {
   metrics_token: { status: 401, meaning: '/metrics needs the bearer token set in LARDER_METRICS_TOKEN.' },
   password_required: { status: 403, meaning: 'The account and user pages were asked with an API token: they need a login with a password.' },
   invalid_form_token: { status: 403, meaning: "A web form was posted without this session's form token (a forged or stale form); reload the page." },
+  cross_site_request: {
+    status: 403,
+    meaning:
+      "A browser sent a POST, PUT, PATCH or DELETE from a page of another site (Sec-Fetch-Site: cross-site, or an Origin not larder's own); nothing was changed.",
+  },
 
   // Upload transport (the multipart body)
   missing_content_type: { status: 400, meaning: 'An upload came without a Content-Type header.' },

@@ -60,7 +60,10 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
       'cache-only': { type: 'boolean', help: 'only the upstream cache (cached pages, JSON documents and files)' },
       project: { type: 'string', multiple: true, value: 'P', help: 'only these projects (repeatable; names are normalized), in either part' },
       mirror: { type: 'string', value: 'NAME', help: 'of the upstream cache, only what mirror set NAME needs (its pages and files)' },
-      'include-users': { type: 'boolean', help: 'also users (with password hashes) and API tokens (hashes only); private part only' },
+      'include-users': {
+        type: 'boolean',
+        help: 'also users (with password hashes) and API tokens (hashes only); private part only; import takes them only with --include-users',
+      },
       ...PROGRESS_OPTION,
     },
     minArgs: 1,
@@ -104,7 +107,7 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
     },
   },
   import: {
-    usage: 'larder import FILE [--dry-run] [--progress-interval D]',
+    usage: 'larder import FILE [--dry-run] [--include-users [--grant-admins]] [--progress-interval D]',
     summary: 'add what an export archive holds here (verified first; safe to re-run)',
     description: [
       "Every entry is checked against the archive's manifest (size and sha256) before anything is kept; a",
@@ -116,17 +119,31 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
       'reported on its own line and the local file is kept. Conflicts are not failures: the exit code is 0',
       'when the archive was imported, 1 when it was refused. Importing the same archive again adds nothing.',
       '',
+      'Users and API tokens in the archive (export --include-users) are not imported unless --include-users',
+      'is given here too; one line says how many were left out. With it, every user of the archive is listed',
+      'before anything is written, with what happens to it: a user new here is imported (an administrator in',
+      'the archive as an ordinary user, unless --grant-admins); a user whose name is another account here',
+      '(another password hash) is not merged: the local user is kept and none of its tokens from the archive',
+      'is imported. Run with --dry-run first to read the list.',
+      '',
       PROGRESS_HELP,
     ].join('\n'),
-    options: { 'dry-run': { type: 'boolean', help: 'verify the archive and report what would be added; change nothing' }, ...PROGRESS_OPTION },
+    options: {
+      'dry-run': { type: 'boolean', help: 'verify the archive and report what would be added; change nothing' },
+      'include-users': { type: 'boolean', help: "import the archive's users and API tokens (never merged into another account of the same name)" },
+      'grant-admins': { type: 'boolean', help: "the archive's administrators are administrators here too (needs --include-users)" },
+      ...PROGRESS_OPTION,
+    },
     minArgs: 1,
     maxArgs: 1,
     async run([file], values, storage, io) {
       const dryRun = values['dry-run'] === true;
+      const trust = { users: values['include-users'] === true, admins: values['grant-admins'] === true };
+      if (trust.admins && !trust.users) throw new UsageError('--grant-admins concerns imported users; add --include-users');
       const progress = progressFor('import', values);
       let summary: Awaited<ReturnType<typeof importArchive>>;
       try {
-        summary = await importArchive({ storage, file: file!, dryRun, progress, report: io.out });
+        summary = await importArchive({ storage, file: file!, dryRun, trust, progress, report: io.out });
       } catch (err) {
         progress.abort();
         throw err;
@@ -149,7 +166,8 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
           `; ${plural(s.blobsWritten, 'new blob')} (${formatBytes(s.blobBytesWritten)})`,
       );
       io.out(
-        `${dryRun ? 'dry run: ' : ''}${s.newRecords} new record${s.newRecords === 1 ? '' : 's'}${s.conflicts ? ` (${plural(s.conflicts, 'conflict')} reported above; not an error)` : ''}`,
+        `${dryRun ? 'dry run: ' : ''}${s.newRecords} new record${s.newRecords === 1 ? '' : 's'}${s.conflicts ? ` (${plural(s.conflicts, 'conflict')} reported above; not an error)` : ''}` +
+          (s.usersNotMerged ? `; ${plural(s.usersNotMerged, 'user')} not merged into another account of the same name (listed above)` : ''),
       );
     },
   },

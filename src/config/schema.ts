@@ -38,7 +38,7 @@ export interface Config extends policy.PolicyConfig, backends.BackendConfig {
   fileHosts: string[];
   /** Bytes kept free on the data filesystem: below this, upstream files are delivered but not kept. */
   diskReserve: number;
-  /** Failed logins a minute from one client address, or for one user name, before 429. */
+  /** Failed logins a minute for one user name from one client address before 429 (an address: three times as many over all names). */
   loginFailureLimit: number;
   /** Freshness of cached upstream project pages and JSON documents, ms. */
   pageTtl: number;
@@ -201,7 +201,7 @@ export const SETTINGS = [
     'LARDER_LOGIN_FAILURE_LIMIT',
     '--login-failure-limit',
     integerIn(1, 100_000),
-    'failed logins a minute per client address or user name before 429',
+    'failed logins a minute for one user name from one client address before 429 (per address: 3 times as many)',
   ),
   setting('pageTtl', 'LARDER_PAGE_TTL', '--page-ttl', parseDuration, 'freshness of cached upstream project pages and JSON documents'),
   setting('rootTtl', 'LARDER_ROOT_TTL', '--root-ttl', parseDuration, 'freshness of the cached upstream project list'),

@@ -1,7 +1,8 @@
 /**
  * One log line and one metrics sample per request: method, path, status sent, the error code of a refused
- * request (set by the error middleware), duration, cache state, bytes. Both entry points (the Koa stack
- * and the fast path) record through `requestRecorder`.
+ * request (set by the error middleware, or a web form that shows the error), duration, cache state, bytes;
+ * a 429 or 503 with an error code is also counted as a refusal. Both entry points (the Koa stack and the
+ * fast path) record through `requestRecorder`.
  * The cache state counted is the one the response reports (`X-Larder-Cache`), so a request counts once
  * however many cached documents answering it took.
  */
@@ -46,6 +47,7 @@ export function requestRecorder(logger: Logger, metrics: Metrics): RequestRecord
       const status = res.headersSent ? res.statusCode : 499;
       const aborted = res.headersSent && !res.writableFinished;
       metrics.observeRequest(request.route, request.method, status, seconds);
+      if ((status === 429 || status === 503) && request.code) metrics.refusals.inc({ status: String(status), code: request.code });
       if (request.cache) metrics.cacheResult(cacheKind(request.path), request.cache);
       const quiet = QUIET_PATHS.has(request.path);
       if (!logger.isLevelEnabled(quiet ? 'debug' : 'info')) return;

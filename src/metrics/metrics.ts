@@ -1,6 +1,7 @@
 /**
  * Prometheus metrics (prom-client), one registry per app: requests, cache results, the upstream,
- * bytes served from the cache and fetched from the upstream, hash mismatches, uploads, blob store size.
+ * bytes served from the cache and fetched from the upstream, hash mismatches, uploads, refusals (429, 503),
+ * blob store size.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Clock } from '../base/clock.js';
@@ -77,6 +78,18 @@ export class Metrics {
   readonly storeFailures = new Counter({
     name: 'larder_store_failures_total',
     help: 'Cache writes that failed for another reason (what they concerned was still served).',
+    registers: [this.registry],
+  });
+  readonly loginRefusals = new Counter({
+    name: 'larder_login_refusals_total',
+    help: 'Logins refused before their credentials were judged, by reason: rate_limited (429, failed-login limits), hashing_busy (503, password-check queue full).',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+  readonly refusals = new Counter({
+    name: 'larder_http_refusals_total',
+    help: 'Requests refused with 429 or 503, by status and error code (too_many_failed_logins, password_checks_busy, backend_unavailable, …).',
+    labelNames: ['status', 'code'],
     registers: [this.registry],
   });
   readonly evictions = new Counter({

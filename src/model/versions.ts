@@ -53,3 +53,97 @@ export function compareVersions(a: string, b: string): number {
   if (vb) return -1;
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** A parsed version as pep440 orders it (packaging's `_cmpkey`), in numbers where it can be. */
+interface OrderKey {
+  epoch: number;
+  /** Without trailing zeros. */
+  release: number[];
+  /** -Infinity: a dev release with no pre or post part; 0, 1, 2: a, b, rc; Infinity: none. */
+  pre: number;
+  preNumber: number;
+  post: number;
+  dev: number;
+  /** Numeric parts as [n, ''], others as [-Infinity, part]; null when there is no local part. */
+  local: [number, string][] | null;
+}
+
+const PRE_LETTERS: Readonly<Record<string, number>> = { a: 0, b: 1, rc: 2 };
+
+/**
+ * Distinct versions, each parsed once as it is added, listed in compareVersions' order. compareVersions
+ * parses both sides on every comparison, which makes sorting a few thousand versions take seconds.
+ */
+export class VersionSet {
+  readonly #keys = new Map<string, OrderKey | null>();
+
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  add(version: string): this {
+    if (!this.#keys.has(version)) this.#keys.set(version, pep440.valid(version) === null ? null : orderKey(version));
+    return this;
+  }
+
+  has(version: string): boolean {
+    return this.#keys.has(version);
+  }
+
+  sorted(): string[] {
+    const keyed = [...this.#keys];
+    keyed.sort(([a, ka], [b, kb]) => {
+      if (ka !== null && kb !== null) return compareKeys(ka, kb);
+      if (ka !== null) return 1;
+      if (kb !== null) return -1;
+      return a < b ? -1 : a > b ? 1 : 0;
+    });
+    return keyed.map(([version]) => version);
+  }
+}
+
+/** The versions in compareVersions' order (each once). */
+export function sortVersions(versions: Iterable<string>): string[] {
+  const set = new VersionSet();
+  for (const version of versions) set.add(version);
+  return set.sorted();
+}
+
+function orderKey(version: string): OrderKey {
+  const v = pep440.parse(version)!;
+  const release = [...v.release];
+  while (release.length > 0 && release[release.length - 1] === 0) release.pop();
+  const pre = v.pre ? PRE_LETTERS[v.pre[0] as string]! : !v.post && v.dev ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  const parts = v.local as unknown as (string | number)[] | null;
+  return {
+    epoch: v.epoch,
+    release,
+    pre,
+    preNumber: v.pre ? Number(v.pre[1]) : 0,
+    post: v.post ? Number(v.post[1]) : Number.NEGATIVE_INFINITY,
+    dev: v.dev ? Number(v.dev[1]) : Number.POSITIVE_INFINITY,
+    local: parts ? parts.map((part) => (Number.isNaN(Number(part)) ? [Number.NEGATIVE_INFINITY, String(part)] : [Number(part), ''])) : null,
+  };
+}
+
+const compareNumbers = (a: number, b: number) => (a < b ? -1 : a > b ? 1 : 0);
+
+function compareKeys(a: OrderKey, b: OrderKey): number {
+  if (a.epoch !== b.epoch) return compareNumbers(a.epoch, b.epoch);
+  const length = Math.min(a.release.length, b.release.length);
+  for (let i = 0; i < length; i++) if (a.release[i] !== b.release[i]) return compareNumbers(a.release[i]!, b.release[i]!);
+  if (a.release.length !== b.release.length) return a.release.length - b.release.length;
+  if (a.pre !== b.pre) return compareNumbers(a.pre, b.pre);
+  if (a.preNumber !== b.preNumber) return compareNumbers(a.preNumber, b.preNumber);
+  if (a.post !== b.post) return compareNumbers(a.post, b.post);
+  if (a.dev !== b.dev) return compareNumbers(a.dev, b.dev);
+  if (a.local === null || b.local === null) return a.local === b.local ? 0 : a.local === null ? -1 : 1;
+  const parts = Math.min(a.local.length, b.local.length);
+  for (let i = 0; i < parts; i++) {
+    const [an, as] = a.local[i]!;
+    const [bn, bs] = b.local[i]!;
+    if (an !== bn) return compareNumbers(an, bn);
+    if (as !== bs) return as < bs ? -1 : 1;
+  }
+  return a.local.length - b.local.length;
+}

@@ -2,17 +2,18 @@
  * Pass 2 of `larder import`, against the storage interfaces: decides (and, given a writer, makes) every
  * change the staged records ask for. New projects, releases and files are added, each added file with a
  * new local serial and changelog entry; a file whose name exists here with other bytes is a conflict
- * (reported; the local file is kept); names removed here stay removed; cache entries are added when absent
- * or newer. Running it again adds nothing.
+ * (reported; the local file is kept); names removed here stay removed; users and tokens only as the
+ * operator allowed (import-users.ts); cache entries are added when absent or newer. Running it again adds
+ * nothing.
  */
 import type { BlobStore } from '../store/blob-store.js';
 import type { IndexImport, IndexReads } from '../store/index-store.js';
 import type { CachedDocument, CachedFileRecord, FileRecord, ProjectRecord, ReleaseRecord, TokenRecord, UserRecord } from '../store/records.js';
 import type { Storage } from '../store/storage.js';
-import { decodeRecord, type DbName } from './archive-format.js';
+import type { DbName } from './archive-format.js';
 import { allowedOf, cachedFileIdOf, deletedOf, documentIdOf } from './archive-records.js';
-import { readLinesSync } from './files.js';
-import { isSha, type Staged } from './import-verify.js';
+import { judgeUser, takesTokens, type UserTrust, type UserVerdict } from './import-users.js';
+import { isSha, stagedRecords, type Staged } from './import-verify.js';
 
 /** What an import added, found identical, or left out. */
 export interface ImportCounts {
@@ -29,6 +30,8 @@ export interface ImportCounts {
   allowedNamesAdded: number;
   usersAdded: number;
   tokensAdded: number;
+  /** Users of the archive whose name is another account here: neither they nor their tokens were added. */
+  usersNotMerged: number;
   cacheDocsAdded: number;
   cacheFilesAdded: number;
 }
@@ -45,6 +48,7 @@ const zeroCounts = (): ImportCounts => ({
   allowedNamesAdded: 0,
   usersAdded: 0,
   tokensAdded: 0,
+  usersNotMerged: 0,
   cacheDocsAdded: 0,
   cacheFilesAdded: 0,
 });
@@ -59,13 +63,12 @@ class ImportPass {
     private readonly staged: Staged,
     private readonly blobs: BlobStore,
     private readonly write: boolean,
+    private readonly trust: UserTrust,
     private readonly report: (line: string) => void,
   ) {}
 
-  *each(name: DbName): Generator<{ key: unknown; value: unknown }> {
-    const path = this.staged.records.get(name);
-    if (!path) return;
-    for (const line of readLinesSync(path)) yield decodeRecord(line);
+  each(name: DbName): Generator<{ key: unknown; value: unknown }> {
+    return stagedRecords(this.staged, name);
   }
 
   /** Are the blobs there (write), or note them as needed (plan)? */
@@ -81,7 +84,6 @@ class ImportPass {
   private(index: IndexReads, target: IndexImport | null): void {
     const { counts, report } = this;
     const created = new Set<string>();
-    const addedUsers = new Set<string>();
     for (const { value } of this.each('projects')) {
       const project = value as ProjectRecord;
       if (index.getProject(project.name)) continue;
@@ -135,21 +137,25 @@ class ImportPass {
       counts.allowedNamesAdded++;
       target?.putAllowedName(allowed);
     }
+    if (this.trust.users) this.accounts(index, target);
+  }
+
+  /** Users and tokens, as import-users.ts decides (the caller has listed the decisions already). */
+  private accounts(index: IndexReads, target: IndexImport | null): void {
+    const { counts } = this;
+    const verdicts = new Map<string, UserVerdict>();
     for (const { value } of this.each('users')) {
       const user = value as UserRecord;
-      const local = index.getUser(user.name);
-      if (local) {
-        if (local.passwordHash !== user.passwordHash || local.admin !== user.admin) report(`skipped: user ${user.name} exists here; kept the local user`);
-        continue;
-      }
+      const verdict = judgeUser(user, index.getUser(user.name), this.trust);
+      verdicts.set(user.name, verdict);
+      if (verdict.kind === 'other') counts.usersNotMerged++;
+      if (verdict.kind !== 'new') continue;
       counts.usersAdded++;
-      addedUsers.add(user.name);
-      target?.putUser(user);
+      target?.putUser(verdict.record);
     }
     for (const { value } of this.each('tokens')) {
       const token = value as TokenRecord;
-      if (index.getTokenByHash(token.hash)) continue;
-      if (!index.getUser(token.user) && !addedUsers.has(token.user)) continue;
+      if (!takesTokens(verdicts.get(token.user)) || index.getTokenByHash(token.hash)) continue;
       counts.tokensAdded++;
       target?.putToken(token);
     }
@@ -184,8 +190,13 @@ class ImportPass {
 }
 
 /** Decides every change without making any: what would be added, and the blobs that needs. */
-export function planImport(storage: Pick<Storage, 'index' | 'documents' | 'cachedFiles' | 'blobs'>, staged: Staged, report: (line: string) => void) {
-  const pass = new ImportPass(staged, storage.blobs, false, report);
+export function planImport(
+  storage: Pick<Storage, 'index' | 'documents' | 'cachedFiles' | 'blobs'>,
+  staged: Staged,
+  trust: UserTrust,
+  report: (line: string) => void,
+) {
+  const pass = new ImportPass(staged, storage.blobs, false, trust, report);
   pass.private(storage.index, null);
   pass.cache(storage);
   return { counts: pass.counts, neededBlobs: pass.neededBlobs };
@@ -198,9 +209,10 @@ export function planImport(storage: Pick<Storage, 'index' | 'documents' | 'cache
 export async function applyImport(
   storage: Pick<Storage, 'index' | 'documents' | 'cachedFiles' | 'blobs'>,
   staged: Staged,
+  trust: UserTrust,
   report: (line: string) => void,
 ): Promise<ImportCounts> {
-  const pass = new ImportPass(staged, storage.blobs, true, report);
+  const pass = new ImportPass(staged, storage.blobs, true, trust, report);
   await storage.index.importRecords((target) => pass.private(target, target));
   await Promise.all(pass.cache(storage));
   return pass.counts;

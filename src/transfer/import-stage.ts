@@ -4,7 +4,8 @@
  * comes last, so the checks (import-verify.ts) run once the whole archive is read.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
 import * as tar from 'tar-stream';
 import type { BlobStore } from '../store/blob-store.js';
@@ -15,37 +16,28 @@ import type { Progress } from './progress.js';
 const MAX_HEADER = 1 << 20;
 const MAX_MANIFEST = 1 << 30;
 
-/** Streams an entry into `path` (or nowhere), hashing it. */
+/**
+ * Streams an entry into `path` (or nowhere), hashing it. Through `pipeline`, which waits for each drain
+ * without leaving a listener behind (an entry of many chunks once added one per wait).
+ */
 async function drainEntry(entry: AsyncIterable<unknown>, path: string | null): Promise<{ size: number; sha256: string }> {
   const hash: Hash = createHash('sha256');
-  let out: WriteStream | null = null;
   let size = 0;
-  let outError: Error | null = null;
-  if (path) {
-    out = createWriteStream(path, { flags: 'wx' });
-    out.on('error', (err) => (outError = err));
-  }
-  try {
-    for await (const chunk of entry as AsyncIterable<Buffer>) {
-      if (outError) throw outError;
+  async function* hashed(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const chunk of chunks) {
       hash.update(chunk);
       size += chunk.length;
-      if (out && !out.write(chunk)) {
-        await new Promise<void>((resolve, reject) => {
-          out!.once('drain', resolve);
-          out!.once('error', reject);
-        });
-      }
-    }
-  } finally {
-    if (out) {
-      await new Promise<void>((resolve) => {
-        out!.once('close', resolve);
-        out!.end();
-      });
+      yield chunk;
     }
   }
-  if (outError) throw outError;
+  const chunks = hashed(entry as AsyncIterable<Buffer>);
+  if (path) {
+    await pipeline(chunks, createWriteStream(path, { flags: 'wx' }));
+  } else {
+    for await (const _ of chunks) {
+      // only hashed: this store has the blob already
+    }
+  }
   return { size, sha256: hash.digest('hex') };
 }
 

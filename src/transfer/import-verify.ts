@@ -17,6 +17,7 @@ import {
   type ExportHeader,
   type ManifestEntry,
 } from './archive-format.js';
+import { userNameProblem } from '../auth/user-rules.js';
 import { readLinesSync } from './files.js';
 
 /** The archive was not accepted; nothing was imported. */
@@ -35,6 +36,13 @@ export interface Staged {
   records: Map<DbName, string>;
   /** Blobs in the archive → staged path, or null when this store already had the blob. */
   blobs: Map<string, string | null>;
+}
+
+/** The records of one database as staged (checked by verifyRecords before anything reads them). */
+export function* stagedRecords(staged: Staged, db: DbName): Generator<{ key: unknown; value: unknown }> {
+  const path = staged.records.get(db);
+  if (!path) return;
+  for (const line of readLinesSync(path)) yield decodeRecord(line);
 }
 
 /** The parsed header entry: a larder export of a format version this larder reads, with its counts. */
@@ -145,12 +153,19 @@ export function verifyRecords(staged: Staged): void {
         case 'allowed-names':
           if (!isStr(key)) throw bad('not an allowed-name record');
           break;
-        case 'users':
-          if (!isStr(key) || v.name !== key || !isStr(v.passwordHash)) throw bad('not a user record');
+        case 'users': {
+          if (!isStr(key) || v.name !== key || !isStr(v.passwordHash) || typeof v.admin !== 'boolean' || !isStr(v.createdAt)) throw bad('not a user record');
+          const problem = userNameProblem(key);
+          if (problem) throw bad(problem);
+          if (users.has(key)) throw bad(`user ${key} appears twice`);
           users.add(key);
           break;
+        }
         case 'tokens':
-          if (!isStr(key) || v.hash !== key || !isStr(v.user) || (v.expiresAt !== undefined && !isStr(v.expiresAt))) throw bad('not a token record');
+          if (!isSha(key) || v.hash !== key || !isStr(v.id) || !isStr(v.user) || (v.expiresAt !== undefined && !isStr(v.expiresAt)))
+            throw bad('not a token record');
+          if (v.projects !== null && !(Array.isArray(v.projects) && v.projects.every(isStr))) throw bad('not a token record (its projects)');
+          if (!users.has(v.user)) throw bad(`token of user ${String(v.user).slice(0, 64)}, whom the archive lacks`);
           break;
         case 'upstream-docs':
           if (!isDocKey(key) || typeof v.fetchedAt !== 'number' || !('value' in v)) throw bad('not a cached page or document record');

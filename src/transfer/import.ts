@@ -7,19 +7,21 @@
  * blob entries with their names, and every record is parsed and its blob references checked. Any
  * disagreement refuses the whole import with one line naming the entry, and nothing is kept.
  *
- * Pass 2 (import-apply.ts) plans, commits the needed blobs (blob before record), then applies the private
- * records in ONE transaction of the index store, then the cache entries; all through the storage
- * interfaces, so it works for any backend.
+ * Pass 2 (import-apply.ts) first lists what happens to the archive's users (import-users.ts), then plans,
+ * commits the needed blobs (blob before record), then applies the private records in ONE transaction of
+ * the index store, then the cache entries; all through the storage interfaces, so it works for any backend.
  */
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { mkdir, rm, utimes } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { TokenRecord, UserRecord } from '../store/records.js';
 import type { Storage } from '../store/storage.js';
-import type { ExportHeader } from './archive-format.js';
+import type { DbName, ExportHeader } from './archive-format.js';
 import { applyImport, planImport, type ImportCounts } from './import-apply.js';
 import { stage } from './import-stage.js';
-import { ImportRefused, verifyManifest, verifyRecords } from './import-verify.js';
+import { describeUsers, NO_USERS, type UserTrust } from './import-users.js';
+import { ImportRefused, stagedRecords, verifyManifest, verifyRecords, type Staged } from './import-verify.js';
 import type { Progress } from './progress.js';
 
 export { ImportRefused } from './import-verify.js';
@@ -29,8 +31,10 @@ export interface ImportParams {
   file: string;
   /** Verify and report what would be added, change nothing. */
   dryRun?: boolean;
+  /** Whether the archive's users and tokens are imported, and its administrators stay so (default: neither). */
+  trust?: UserTrust;
   progress?: Progress;
-  /** One line per conflict or otherwise skipped file. */
+  /** What happens to the archive's users (before anything is written), then one line per conflict or otherwise skipped file. */
   report?: (line: string) => void;
 }
 
@@ -42,6 +46,10 @@ export interface ImportSummary extends ImportCounts {
   blobBytesWritten: number;
   /** Every record added (0 on a re-run). */
   newRecords: number;
+}
+
+function* valuesOf<T>(staged: Staged, db: DbName): Generator<T> {
+  for (const record of stagedRecords(staged, db)) yield record.value as T;
 }
 
 export async function importArchive(params: ImportParams): Promise<ImportSummary> {
@@ -61,8 +69,11 @@ export async function importArchive(params: ImportParams): Promise<ImportSummary
     verifyManifest(staged);
     verifyRecords(staged);
 
-    // Pass 2: plan, then blobs before records, then one transaction.
-    const plan = planImport(storage, staged, params.dryRun ? report : () => {});
+    // Pass 2: say what happens to the users, plan, then blobs before records, then one transaction.
+    const trust = params.trust ?? NO_USERS;
+    const users = valuesOf<UserRecord>(staged, 'users');
+    for (const line of describeUsers(users, valuesOf<TokenRecord>(staged, 'tokens'), (name) => storage.index.getUser(name), trust)) report(line);
+    const plan = planImport(storage, staged, trust, params.dryRun ? report : () => {});
     let blobsWritten = 0;
     let blobBytesWritten = 0;
     let counts = plan.counts;
@@ -81,7 +92,7 @@ export async function importArchive(params: ImportParams): Promise<ImportSummary
           if (path) await utimes(path, now, now).catch(() => {});
         }
       }
-      counts = await applyImport(storage, staged, report);
+      counts = await applyImport(storage, staged, trust, report);
     } else {
       for (const sha of plan.neededBlobs) {
         const stagedPath = staged.blobs.get(sha);

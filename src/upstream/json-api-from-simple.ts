@@ -4,7 +4,7 @@
  * `emptyMetadata`.
  */
 import type { FileEntry, ProjectPage, ProjectReleases, Release, ReleaseFile, ReleaseMetadata } from '../model/documents.js';
-import { compareVersions, normalizeVersion } from '../model/versions.js';
+import { normalizeVersion, sortVersions } from '../model/versions.js';
 import { packageTypeOf, pythonVersionOf } from '../model/file-kind.js';
 import { emptyMetadata } from './parse-json-api.js';
 
@@ -26,7 +26,7 @@ export function releasesFromPage(page: ProjectPage, metadata: ReadonlyMap<string
     else byVersion.set(version, [releaseFile(file)]);
   }
 
-  const releases: Release[] = [...byVersion.keys()].sort(compareVersions).map((version) => {
+  const releases: Release[] = sortVersions(byVersion.keys()).map((version) => {
     const files = byVersion.get(version)!;
     const yanked = files.length > 0 && files.every((file) => file.yanked);
     return {

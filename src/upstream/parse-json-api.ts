@@ -6,8 +6,11 @@
 import { versionFromFilename } from '../model/filenames.js';
 import type { ProjectReleases, Release, ReleaseFile, ReleaseMetadata, Vulnerability } from '../model/documents.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
-import { compareVersions } from '../model/versions.js';
-import { isJsonObject, parseJsonText, sizeOrNull, stringListOrNull, stringOrNull, type JsonObject } from './json-util.js';
+import { sortVersions } from '../model/versions.js';
+import { isJsonObject, sizeOrNull, stringListOrNull, stringOrNull, type JsonObject } from './json-util.js';
+import { ContentLimitError, MAX_JSON_OBJECT_KEYS, MAX_LINKS_PER_PAGE, MAX_VERSIONS_PER_PAGE } from './content-limits.js';
+import { JsonSplitter, type JsonPath } from './json-splitter.js';
+import { pacedText } from './text-chunks.js';
 import { packageTypeOf, pythonVersionOf } from '../model/file-kind.js';
 import { coreMetadataOf } from './parse-simple-json.js';
 import { chooseSerial, cleanHashes, requiresPythonOf, resolveFileUrl } from './simple-common.js';
@@ -66,52 +69,174 @@ export function isPlaceholderMetadata(metadata: ReleaseMetadata): boolean {
   return metadata.classifiers.length === 0 && Object.entries(metadata).every(([field, value]) => always.has(field) || value === null);
 }
 
-export function parseJsonApi(text: string, options: JsonApiOptions): ProjectReleases {
-  const where = `JSON API document ${options.pageUrl}`;
-  const doc = readDocument(text, where);
-  const info = doc.info;
-  const displayName = info.name as string;
-  const infoVersion = info.version as string;
-  const urls = fileList(doc.urls, `${where}: urls`, options.pageUrl, infoVersion);
+/**
+ * Reads a JSON API document piece by piece: `info` field by field, each file entry and vulnerability on
+ * its own as it arrives; other values are skipped unread.
+ */
+class JsonApiDocumentParser {
+  readonly #where: string;
+  readonly #options: JsonApiOptions;
+  readonly #splitter: JsonSplitter;
+  readonly #doc = Object.create(null) as JsonObject;
+  #info: JsonObject | null = null;
+  #infoKeys = 0;
+  /** Files by release as they arrive; a file whose name has no version gets its release's at the end. */
+  readonly #releases = new Map<string, ReleaseFile[]>();
+  #urls: ReleaseFile[] | null = null;
+  #vulnerabilities: Vulnerability[] | null = null;
+  #fileCount = 0;
 
-  const byVersion = new Map<string, ReleaseFile[]>();
-  if (doc.releases === undefined) {
-    byVersion.set(infoVersion, urls);
-  } else {
-    if (!isJsonObject(doc.releases)) throw new Error(`${where}: "releases" is not an object`);
-    for (const [version, files] of Object.entries(doc.releases)) {
-      byVersion.set(version, fileList(files, `${where}: releases[${JSON.stringify(version)}]`, options.pageUrl, version));
-    }
-    if (!byVersion.has(infoVersion)) byVersion.set(infoVersion, urls);
+  constructor(options: JsonApiOptions, withReleases: boolean) {
+    this.#options = options;
+    this.#where = `JSON API document ${options.pageUrl}`;
+    this.#splitter = new JsonSplitter(this.#where, {
+      plan: (path) => {
+        const [top] = path;
+        if (path.length === 0) return 'object';
+        if (top === 'releases' && !withReleases) return 'skip';
+        if (path.length === 1)
+          return top === 'info' || top === 'releases'
+            ? 'object'
+            : DESCENDED_ARRAYS.has(top as string)
+              ? 'array'
+              : TOP_LEVEL_UNITS.has(top as string)
+                ? 'unit'
+                : 'skip';
+        if (top === 'releases' && path.length === 2) return 'array';
+        return path.length === (top === 'releases' ? 3 : 2) ? 'unit' : 'skip';
+      },
+      open: (path) => this.#open(path),
+      value: (path, value) => this.#take(path, value),
+    });
   }
 
-  const releases: Release[] = [...byVersion.keys()].sort(compareVersions).map((version) => {
+  push(text: string): void {
+    this.#splitter.push(text);
+  }
+
+  /** Ends the input; the document with its `info` checked, and its files given their release's version. */
+  finish(): { doc: JsonObject; info: JsonObject; releases: Map<string, ReleaseFile[]> | null; urls: ReleaseFile[]; vulnerabilities: Vulnerability[] } {
+    this.#splitter.finish();
+    const where = this.#where;
+    const info = this.#info;
+    if (!info) throw new Error(`${where}: "info" is missing or not an object`);
+    if (typeof info.name !== 'string' || info.name === '') throw new Error(`${where}: "info.name" must be a non-empty string`);
+    if (typeof info.version !== 'string' || info.version === '') throw new Error(`${where}: "info.version" must be a non-empty string`);
+    const urls = this.#urls ?? [];
+    for (const file of urls) file.version ??= info.version;
+    for (const [version, files] of this.#releases) for (const file of files) file.version ??= version;
+    const releases = this.#doc.releases === undefined ? null : this.#releases;
+    return { doc: this.#doc, info, releases, urls, vulnerabilities: this.#vulnerabilities ?? [] };
+  }
+
+  #open(path: JsonPath): void {
+    const [top, version] = path;
+    if (top === 'info') this.#info = Object.create(null) as JsonObject;
+    else if (top === 'releases' && version === undefined) this.#doc.releases = true;
+    else if (top === 'releases') {
+      if (!this.#releases.has(version as string) && this.#releases.size >= MAX_VERSIONS_PER_PAGE) {
+        throw new ContentLimitError(`${this.#where}: more than ${MAX_VERSIONS_PER_PAGE} releases (larder's limit)`);
+      }
+      this.#releases.set(version as string, this.#releases.get(version as string) ?? []);
+    } else if (top === 'urls') this.#urls = [];
+    else if (top === 'vulnerabilities') this.#vulnerabilities = [];
+  }
+
+  #take(path: JsonPath, value: unknown): void {
+    const where = this.#where;
+    const [top, second, third] = path;
+    if (top === undefined) throw new Error(`${where}: expected a JSON object`);
+    if (top === 'info') {
+      if (second === undefined) throw new Error(`${where}: "info" is missing or not an object`);
+      this.#infoKeys += 1;
+      if (this.#infoKeys > MAX_JSON_OBJECT_KEYS) throw new ContentLimitError(`${where}: "info" has more than ${MAX_JSON_OBJECT_KEYS} keys (larder's limit)`);
+      this.#info![second] = value;
+    } else if (top === 'releases') {
+      if (second === undefined) throw new Error(`${where}: "releases" is not an object`);
+      const label = `${where}: releases[${JSON.stringify(second)}]`;
+      if (third === undefined) fileList(value, label);
+      else this.#releases.get(second as string)!.push(this.#file(value, `${label}[${third}]`));
+    } else if (top === 'urls') {
+      if (second === undefined) fileList(value, `${where}: urls`);
+      else this.#urls!.push(this.#file(value, `${where}: urls[${second}]`));
+    } else if (top === 'vulnerabilities') {
+      if (second === undefined && value !== null) throw new Error(`${where}: "vulnerabilities" is not an array`);
+      if (second !== undefined && isJsonObject(value)) this.#vulnerabilities!.push(vulnerabilityOf(value));
+    } else {
+      this.#doc[top] = value;
+    }
+  }
+
+  #file(raw: unknown, where: string): ReleaseFile {
+    this.#fileCount += 1;
+    if (this.#fileCount > MAX_LINKS_PER_PAGE) throw new ContentLimitError(`${this.#where}: more than ${MAX_LINKS_PER_PAGE} files (larder's limit)`);
+    return releaseFile(raw, where, this.#options.pageUrl);
+  }
+}
+
+const DESCENDED_ARRAYS = new Set(['urls', 'vulnerabilities']);
+const TOP_LEVEL_UNITS = new Set(['last_serial', 'ownership']);
+
+function readDocument(text: string, options: JsonApiOptions, withReleases: boolean) {
+  const parser = new JsonApiDocumentParser(options, withReleases);
+  parser.push(text);
+  return parser.finish();
+}
+
+async function readDocumentStream(chunks: AsyncIterable<Uint8Array | string>, options: JsonApiOptions, withReleases: boolean) {
+  const parser = new JsonApiDocumentParser(options, withReleases);
+  for await (const text of pacedText(chunks)) parser.push(text);
+  return parser.finish();
+}
+
+type ReadDocument = ReturnType<typeof readDocument>;
+
+export function parseJsonApi(text: string, options: JsonApiOptions): ProjectReleases {
+  return projectFrom(readDocument(text, options, true), options);
+}
+
+/** parseJsonApi for a body that arrives in pieces, with a turn of the event loop between pieces. */
+export async function parseJsonApiStream(chunks: AsyncIterable<Uint8Array | string>, options: JsonApiOptions): Promise<ProjectReleases> {
+  return projectFrom(await readDocumentStream(chunks, options, true), options);
+}
+
+export function parseReleaseJson(text: string, options: JsonApiOptions): ReleaseDocument {
+  return releaseFrom(readDocument(text, options, false), options);
+}
+
+/** parseReleaseJson for a body that arrives in pieces, with a turn of the event loop between pieces. */
+export async function parseReleaseJsonStream(chunks: AsyncIterable<Uint8Array | string>, options: JsonApiOptions): Promise<ReleaseDocument> {
+  return releaseFrom(await readDocumentStream(chunks, options, false), options);
+}
+
+function projectFrom({ doc, info, releases, urls, vulnerabilities }: ReadDocument, options: JsonApiOptions): ProjectReleases {
+  const displayName = info.name as string;
+  const infoVersion = info.version as string;
+  const byVersion = new Map(releases ?? []);
+  if (!byVersion.has(infoVersion)) byVersion.set(infoVersion, urls);
+  const all: Release[] = sortVersions(byVersion.keys()).map((version) => {
     const files = byVersion.get(version)!;
     if (version === infoVersion) return releaseFromInfo(info, files);
     return { version, metadata: emptyMetadata(displayName, version), ...yankedFromFiles(files), files };
   });
-
   return {
     name: normalizeName(displayName),
     displayName,
     serial: chooseSerial(doc.last_serial, options.headerSerial),
-    releases,
-    vulnerabilities: { [infoVersion]: vulnerabilityList(doc.vulnerabilities, where) },
+    releases: all,
+    vulnerabilities: { [infoVersion]: vulnerabilities },
     ...ownershipOf(doc.ownership),
   };
 }
 
-export function parseReleaseJson(text: string, options: JsonApiOptions): ReleaseDocument {
-  const where = `JSON API document ${options.pageUrl}`;
-  const doc = readDocument(text, where);
-  const displayName = doc.info.name as string;
-  const files = fileList(doc.urls, `${where}: urls`, options.pageUrl, doc.info.version as string);
+function releaseFrom({ doc, info, urls, vulnerabilities }: ReadDocument, options: JsonApiOptions): ReleaseDocument {
+  const displayName = info.name as string;
   return {
     name: normalizeName(displayName),
     displayName,
     serial: chooseSerial(doc.last_serial, options.headerSerial),
-    release: releaseFromInfo(doc.info, files),
-    vulnerabilities: vulnerabilityList(doc.vulnerabilities, where),
+    release: releaseFromInfo(info, urls),
+    vulnerabilities,
   };
 }
 
@@ -143,18 +268,6 @@ export function metadataFromInfo(info: JsonObject): ReleaseMetadata {
   };
 }
 
-function readDocument(text: string, where: string): JsonObject & { info: JsonObject } {
-  const doc = parseJsonText(text, where);
-  if (!isJsonObject(doc)) throw new Error(`${where}: expected a JSON object`);
-  const { info } = doc;
-  if (!isJsonObject(info)) throw new Error(`${where}: "info" is missing or not an object`);
-  if (typeof info.name !== 'string' || info.name === '') throw new Error(`${where}: "info.name" must be a non-empty string`);
-  if (typeof info.version !== 'string' || info.version === '') {
-    throw new Error(`${where}: "info.version" must be a non-empty string`);
-  }
-  return doc as JsonObject & { info: JsonObject };
-}
-
 function releaseFromInfo(info: JsonObject, files: ReleaseFile[]): Release {
   const yanked = info.yanked === true;
   return {
@@ -172,13 +285,13 @@ function yankedFromFiles(files: readonly ReleaseFile[]): Pick<Release, 'yanked' 
   return { yanked, yankedReason: yanked ? (files.find((file) => file.yankedReason)?.yankedReason ?? null) : null };
 }
 
-function fileList(value: unknown, where: string, pageUrl: string, releaseVersion: string): ReleaseFile[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new Error(`${where}: expected an array of files`);
-  return value.map((raw, i) => releaseFile(raw, `${where}[${i}]`, pageUrl, releaseVersion));
+/** A value where a list of files belongs that is not one. */
+function fileList(value: unknown, where: string): void {
+  if (value !== undefined && !Array.isArray(value)) throw new Error(`${where}: expected an array of files`);
 }
 
-function releaseFile(raw: unknown, where: string, pageUrl: string, releaseVersion: string): ReleaseFile {
+/** A file entry; its version is null when its name has none (the caller gives it its release's). */
+function releaseFile(raw: unknown, where: string, pageUrl: string): ReleaseFile {
   if (!isJsonObject(raw)) throw new Error(`${where}: expected an object`);
   const { filename, url } = raw;
   if (typeof filename !== 'string' || filename === '') throw new Error(`${where}: "filename" must be a non-empty string`);
@@ -191,7 +304,7 @@ function releaseFile(raw: unknown, where: string, pageUrl: string, releaseVersio
   const yanked = raw.yanked === true;
   return {
     filename,
-    version: versionFromFilename(filename) ?? releaseVersion,
+    version: versionFromFilename(filename),
     sourceUrl,
     hashes,
     requiresPython: requiresPythonOf(raw.requires_python),
@@ -221,10 +334,8 @@ function projectUrlsOf(value: unknown): Record<string, string> | null {
   return Object.keys(urls).length > 0 ? urls : null;
 }
 
-function vulnerabilityList(value: unknown, where: string): Vulnerability[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new Error(`${where}: "vulnerabilities" is not an array`);
-  return value.filter(isJsonObject).map((v) => ({
+function vulnerabilityOf(v: JsonObject): Vulnerability {
+  return {
     id: String(v.id ?? ''),
     source: String(v.source ?? ''),
     link: String(v.link ?? ''),
@@ -233,7 +344,7 @@ function vulnerabilityList(value: unknown, where: string): Vulnerability[] {
     summary: stringOrNull(v.summary),
     fixed_in: stringListOrNull(v.fixed_in) ?? [],
     withdrawn: stringOrNull(v.withdrawn),
-  }));
+  };
 }
 
 function ownershipOf(value: unknown): Pick<ProjectReleases, 'ownership'> {

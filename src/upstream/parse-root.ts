@@ -7,6 +7,7 @@ import { AnchorScanner, type Anchor } from './html-anchor-scanner.js';
 import { RootJsonScanner } from './json-root-scanner.js';
 import { isJsonObject, parseJsonText } from './json-util.js';
 import { isSerial } from './simple-common.js';
+import { decodeChunks } from './text-chunks.js';
 
 export function parseRootJson(text: string): ProjectListEntry[] {
   const doc = parseJsonText(text, 'root JSON');
@@ -81,20 +82,4 @@ function entryFromAnchor(anchor: Anchor): ProjectListEntry | null {
   } catch {
     return { name: segment };
   }
-}
-
-/** UTF-8 text from byte or string pieces; a character split across pieces is kept whole. */
-async function* decodeChunks(chunks: AsyncIterable<string | Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8');
-  for await (const chunk of chunks) {
-    if (typeof chunk === 'string') {
-      const rest = decoder.decode();
-      yield rest + chunk;
-    } else {
-      const text = decoder.decode(chunk, { stream: true });
-      if (text) yield text;
-    }
-  }
-  const rest = decoder.decode();
-  if (rest) yield rest;
 }

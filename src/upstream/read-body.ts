@@ -1,4 +1,4 @@
-/** Reading an upstream body within a bound: whole (documents) or as it streams (the project list). */
+/** Reading an upstream body within a bound, as it streams. */
 import { formatBytes } from '../base/units.js';
 import { UpstreamError } from './upstream-error.js';
 import type { UpstreamResponse } from './client.js';
@@ -38,10 +38,4 @@ export async function* boundedBody(res: UpstreamResponse, limit: number, what: s
   } finally {
     if (!res.body.destroyed) discard(res);
   }
-}
-
-export async function readText(res: UpstreamResponse, limit: number, what: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of boundedBody(res, limit, what)) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
 }

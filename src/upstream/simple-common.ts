@@ -1,5 +1,5 @@
 /** Pieces the PEP 691 JSON and PEP 503 HTML project-page parsers share. */
-import { compareVersions } from '../model/versions.js';
+import { sortVersions } from '../model/versions.js';
 import type { FileEntry, Hashes, ProjectStatus } from '../model/documents.js';
 
 export interface SimplePageOptions {
@@ -91,9 +91,9 @@ export function fallbackProjectName(options: SimplePageOptions): string {
 
 /** Versions of the files, each once, in PEP 440 order. */
 export function versionsOfFiles(files: readonly FileEntry[]): string[] {
-  const versions = new Set<string>();
-  for (const file of files) if (file.version !== null) versions.add(file.version);
-  return [...versions].sort(compareVersions);
+  const versions: string[] = [];
+  for (const file of files) if (file.version !== null) versions.push(file.version);
+  return sortVersions(versions);
 }
 
 /** Clients must refuse a major API version they do not know (PEP 629); this parser knows 1. */

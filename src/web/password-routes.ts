@@ -36,6 +36,7 @@ export function registerPasswordRoutes(router: Router, web: WebContext): void {
     } catch (err) {
       // Too many failed logins (429) or too many password checks queued (503): the form says why.
       if (!(err instanceof LarderError) || err.status < 429) throw err;
+      ctx.state.errorCode = err.code;
       ctx.set(err.headers);
       return refuse(err.message, err.status);
     }

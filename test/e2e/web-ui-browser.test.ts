@@ -6,8 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -15,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { buildWheel } from '../fixtures/dists.js';
 import { ARTIFACTS, launchChromium, logIn, needBrowser, openPage, submitLogin } from '../helpers/browser.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { startOtherSite } from '../helpers/other-site.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
 /** Every probe would set `window.xss` if the browser ran it. */
@@ -60,13 +59,10 @@ const FRIENDLY = [
 ].join('\n');
 
 /** A page of another site whose form posts to larder's yank URL (a cross-site request forgery). */
-async function startEvilSite(target: string): Promise<{ server: Server; url: string }> {
-  const server = createServer((_req, res) => {
-    res.setHeader('Content-Type', 'text/html');
-    res.end(`<form id="f" method="post" action="${target}"><input name="reason" value="forged"></form><script>document.getElementById('f').submit()</script>`);
+function startEvilSite(target: string) {
+  return startOtherSite({
+    '/': `<form id="f" method="post" action="${target}"><input name="reason" value="forged"></form><script>document.getElementById('f').submit()</script>`,
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://localhost:${(server.address() as AddressInfo).port}/` };
 }
 
 async function xssState(page: Page): Promise<unknown> {
@@ -225,7 +221,7 @@ describe('web UI in chromium', () => {
       assert.equal((await answer).status(), 403);
       assert.equal(((await (await fetch(`${server.url}/pypi/acme-widgets/1.0/json`)).json()) as { info: { yanked: boolean } }).info.yanked, false);
     } finally {
-      evil.server.close();
+      await evil.close();
       await context.close();
     }
   });

@@ -473,7 +473,7 @@ describe('export and import (larder export / larder import)', () => {
     const t1 = await mkdtemp(join(tmpdir(), 'larder-transfer-sel-'));
     const t2 = await mkdtemp(join(tmpdir(), 'larder-transfer-sel-'));
     try {
-      const [c, u] = await Promise.all([larderCli(['import', paths.cache, '--data', t1]), larderCli(['import', paths.users, '--data', t2])]);
+      const [c, u] = await Promise.all([larderCli(['import', paths.cache, '--data', t1]), larderCli(['import', paths.users, '--include-users', '--data', t2])]);
       assert.equal(c.code, 0, output(c));
       assert.equal(u.code, 0, output(u));
       const s1 = await dataState(t1);
@@ -625,7 +625,7 @@ describe('every record kind round-trips through export and import into an empty 
     const exported = await larderCli(['export', archive, '--include-users', '--data', source.data]);
     assert.equal(exported.code, 0, output(exported));
     target = await mkdtemp(join(tmpdir(), 'larder-roundtrip-target-'));
-    const imported = await larderCli(['import', archive, '--data', target]);
+    const imported = await larderCli(['import', archive, '--include-users', '--grant-admins', '--data', target]);
     assert.equal(imported.code, 0, output(imported));
     offline = await startLarder({ upstream: 'http://127.0.0.1:9/simple/', offline: true }, target);
     targetStorage = offline.larder.storage;
@@ -686,7 +686,7 @@ describe('every record kind round-trips through export and import into an empty 
     assert.equal(targetStorage.index.isNameAllowed('some-allowed'), true);
   });
 
-  test('users and tokens (--include-users): they sign in here', async () => {
+  test('users and tokens (export and import --include-users, --grant-admins): they sign in here', async () => {
     sameRecords('users');
     sameRecords('tokens');
     const next = await buildWheel(join(dir, 'q'), { name: 'Acme.RT', version: '3.0' });

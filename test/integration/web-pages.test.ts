@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel } from '../fixtures/dists.js';
+import { eventually } from '../helpers/eventually.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { uploadForm } from '../helpers/upload-form.js';
@@ -236,6 +237,14 @@ describe('web login limits', () => {
     assert.ok(Number(res.headers.get('retry-after')) > 0);
     assert.equal(res.headers.get('set-cookie'), null);
     assert.match(await res.text(), /<p class="notice" role="alert">[^<]*[Tt]oo many/);
+    // The form's 429 is counted as the API's is: as a login refusal, and as a refusal by its error code.
+    await eventually(async () => {
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      return (
+        metrics.includes('\nlarder_login_refusals_total{reason="rate_limited"} 1\n') &&
+        metrics.includes('\nlarder_http_refusals_total{status="429",code="too_many_failed_logins"} 1\n')
+      );
+    }, 'the refused login form counted in /metrics');
   });
 });
 

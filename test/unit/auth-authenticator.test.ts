@@ -61,8 +61,8 @@ describe('authenticator', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const make = (limit = 10, verifier: PasswordVerifier = hasher) =>
-    new Authenticator(meta, verifier, new LoginLimiter(limit, new ManualClock()), new ManualClock());
+  const make = (limit = 10, verifier: PasswordVerifier = hasher, refusals: string[] = []) =>
+    new Authenticator(meta, verifier, new LoginLimiter(limit, new ManualClock()), new ManualClock(), (reason) => refusals.push(reason));
 
   test('an unknown user name goes through the same password hash as a known one', async () => {
     const auth = make(100);
@@ -87,7 +87,8 @@ describe('authenticator', () => {
 
   test('a limited attempt hashes nothing, even with the right password; unknown tokens count as failures', async () => {
     const counting = new CountingVerifier(hasher);
-    const auth = make(3, counting);
+    // A limit of 1 a name allows the address 3 failures over all names and tokens.
+    const auth = make(1, counting);
     assert.equal(await auth.authenticate({ kind: 'token', token: 'larder-nope' }, '10.0.0.2'), null);
     assert.equal(await auth.authenticate(null, '10.0.0.2'), null);
     assert.equal(await auth.authenticate(password('alice', 'guess-1'), '10.0.0.2'), null);
@@ -133,8 +134,31 @@ describe('authenticator', () => {
 
   test('a check refused by a full hashing queue (503) is not a failed login', async () => {
     const busy: PasswordVerifier = { verify: () => Promise.reject(new LarderError('password_checks_busy', 'busy', { 'Retry-After': '1' })) };
-    const auth = make(1, busy);
+    const refusals: string[] = [];
+    const auth = make(1, busy, refusals);
     await assert.rejects(auth.authenticate(password('alice', 'alice-password'), '10.0.0.6'), (err: LarderError) => err.status === 503);
     await assert.rejects(auth.authenticate(password('alice', 'alice-password'), '10.0.0.6'), (err: LarderError) => err.status === 503);
+    assert.deepEqual(refusals, ['hashing_busy', 'hashing_busy']);
+  });
+
+  test('every 429 is told as rate_limited; a failed login or a success is no refusal', async () => {
+    const refusals: string[] = [];
+    const auth = make(2, hasher, refusals);
+    assert.ok(await auth.authenticate(password('alice', 'alice-password'), '10.0.0.7'));
+    for (let i = 0; i < 2; i++) assert.equal(await auth.authenticate(password('alice', `wrong-${i}`), '10.0.0.7'), null);
+    assert.deepEqual(refusals, []);
+    await assert.rejects(auth.authenticate(password('alice', 'alice-password'), '10.0.0.7'), (err: LarderError) => err.status === 429);
+    await assert.rejects(auth.authenticate(password('alice', 'wrong-3'), '10.0.0.7'), (err: LarderError) => err.status === 429);
+    assert.deepEqual(refusals, ['rate_limited', 'rate_limited']);
+  });
+
+  test('the right password clears the failures of that name from that address', async () => {
+    const auth = make(2);
+    assert.equal(await auth.authenticate(password('alice', 'wrong-1'), '10.0.0.8'), null);
+    assert.ok(await auth.authenticate(password('alice', 'alice-password'), '10.0.0.8'));
+    assert.equal(await auth.authenticate(password('alice', 'wrong-2'), '10.0.0.8'), null);
+    // Without the clearing, wrong-1 and wrong-2 would have used up the two failures allowed.
+    assert.equal(await auth.authenticate(password('alice', 'wrong-3'), '10.0.0.8'), null);
+    await assert.rejects(auth.authenticate(password('alice', 'wrong-4'), '10.0.0.8'), (err: LarderError) => err.status === 429);
   });
 });

@@ -1,4 +1,4 @@
-/** The small owner/admin JSON API under /api/, authenticated like uploads. */
+/** The small owner/admin JSON API under /api/, authenticated like uploads; it reads JSON bodies only. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { bodyParser } from '../request-body.js';
@@ -7,8 +7,10 @@ import { checkFilenameSegment, checkProjectName, checkVersionSegment } from '../
 import type { ProjectAdmin } from '../../index/project-admin.js';
 import type { HttpDeps } from '../deps.js';
 import { requireIdentity } from '../identity.js';
+import { jsonOnly } from '../json-only.js';
 
-const jsonBody = bodyParser({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '64kb' });
+const parseJson = bodyParser({ json: true, multipart: false, urlencoded: false, text: false, jsonLimit: '64kb' });
+const jsonBody = [jsonOnly, parseJson];
 
 function stringField(ctx: Context, field: string, required: boolean): string | null {
   const body = (ctx.request.body ?? {}) as Record<string, unknown>;
@@ -31,31 +33,31 @@ export function registerAdminRoutes(router: Router, deps: HttpDeps, admin: Proje
     return value;
   };
 
-  router.post('/api/projects/:project/releases/:version/yank', jsonBody, async (ctx) => {
+  router.post('/api/projects/:project/releases/:version/yank', ...jsonBody, async (ctx) => {
     const serial = await admin.setYanked(p(ctx, 'project'), p(ctx, 'version'), true, stringField(ctx, 'reason', false), await who(ctx));
     ctx.body = { yanked: true, serial };
   });
-  router.post('/api/projects/:project/releases/:version/unyank', jsonBody, async (ctx) => {
+  router.post('/api/projects/:project/releases/:version/unyank', ...jsonBody, async (ctx) => {
     const serial = await admin.setYanked(p(ctx, 'project'), p(ctx, 'version'), false, null, await who(ctx));
     ctx.body = { yanked: false, serial };
   });
-  router.delete('/api/projects/:project', async (ctx) => {
+  router.delete('/api/projects/:project', jsonOnly, async (ctx) => {
     const removed = await admin.remove(p(ctx, 'project'), null, null, await who(ctx));
     ctx.body = { removed: removed.map((f) => f.filename) };
   });
-  router.delete('/api/projects/:project/releases/:version', async (ctx) => {
+  router.delete('/api/projects/:project/releases/:version', jsonOnly, async (ctx) => {
     const removed = await admin.remove(p(ctx, 'project'), p(ctx, 'version'), null, await who(ctx));
     ctx.body = { removed: removed.map((f) => f.filename) };
   });
-  router.delete('/api/projects/:project/releases/:version/files/:filename', async (ctx) => {
+  router.delete('/api/projects/:project/releases/:version/files/:filename', jsonOnly, async (ctx) => {
     const removed = await admin.remove(p(ctx, 'project'), p(ctx, 'version'), p(ctx, 'filename'), await who(ctx));
     ctx.body = { removed: removed.map((f) => f.filename) };
   });
-  router.post('/api/projects/:project/maintainers', jsonBody, async (ctx) => {
+  router.post('/api/projects/:project/maintainers', ...jsonBody, async (ctx) => {
     await admin.addMaintainer(p(ctx, 'project'), stringField(ctx, 'user', true)!, await who(ctx));
     ctx.body = { added: true };
   });
-  router.post('/api/allowed-names', jsonBody, async (ctx) => {
+  router.post('/api/allowed-names', ...jsonBody, async (ctx) => {
     ctx.body = { allowed: await admin.allowName(stringField(ctx, 'name', true)!, await who(ctx)) };
   });
 }

@@ -6,10 +6,10 @@
 import { LarderError } from '../../base/errors.js';
 import { type UpstreamClient, UpstreamError, type UpstreamResponse } from '../../upstream/client.js';
 import { classify, UPSTREAM_ERROR_CODES } from '../../upstream/upstream-error.js';
-import { parseJsonApi, parseReleaseJson, type ReleaseDocument } from '../../upstream/parse-json-api.js';
-import { parseProjectPage } from '../../upstream/parse-project-page.js';
+import { parseJsonApiStream, parseReleaseJsonStream, type ReleaseDocument } from '../../upstream/parse-json-api.js';
+import { parseProjectPageStream } from '../../upstream/parse-project-page.js';
 import { parseRootHtmlBatches, parseRootJsonBatches } from '../../upstream/parse-root.js';
-import { boundedBody, readText, statusError } from '../../upstream/read-body.js';
+import { boundedBody, discard, statusError } from '../../upstream/read-body.js';
 import type { ProjectListBatch, ProjectPage, ProjectReleases } from '../../model/documents.js';
 import type { ProjectName } from '../../model/names.js';
 
@@ -83,14 +83,14 @@ export class UpstreamSource {
 
   /**
    * The conditional GET every document shares: 304 → not-modified, 404/410 → not-found, 200 → the body
-   * parsed by `parse` (a parse failure is the upstream's fault), anything else → an error.
+   * parsed by `parse` as it arrives (a parse failure is the upstream's fault), anything else → an error.
    */
   private async fetchDocument<T>(
     url: string,
     accept: string,
     validators: Validators | undefined,
     what: string,
-    parse: (text: string, res: UpstreamResponse) => T,
+    parse: (body: AsyncIterable<Buffer>, res: UpstreamResponse) => Promise<T>,
   ): Promise<Fetched<T>> {
     const res = await this.client.get(url, {
       headers: { accept, ...conditionalHeaders(validators) },
@@ -102,11 +102,12 @@ export class UpstreamSource {
       return { status: res.status === 304 ? 'not-modified' : 'not-found' };
     }
     if (res.status !== 200) return unexpected(res);
-    const text = await readText(res, this.options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES, what);
     let value: T;
     try {
-      value = parse(text, res);
+      value = await parse(boundedBody(res, this.options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES, what), res);
     } catch (err) {
+      if (!res.body.destroyed) discard(res);
+      if (err instanceof UpstreamError) throw err;
       throw new UpstreamError(`sent ${what} larder cannot read: ${(err as Error).message}`, 'invalid');
     }
     return { status: 'ok', value, validators: validatorsOf(res) };
@@ -114,8 +115,8 @@ export class UpstreamSource {
 
   fetchProject(name: ProjectName, validators?: Validators): Promise<Fetched<ProjectPage>> {
     const url = this.projectUrl(name);
-    return this.fetchDocument(url, PAGE_ACCEPT, validators, 'a project page', (text, res) => {
-      const page = parseProjectPage(text, res.headers['content-type'] ?? '', { pageUrl: url, headerSerial: headerSerial(res), projectName: name });
+    return this.fetchDocument(url, PAGE_ACCEPT, validators, 'a project page', async (body, res) => {
+      const page = await parseProjectPageStream(body, res.headers['content-type'] ?? '', { pageUrl: url, headerSerial: headerSerial(res), projectName: name });
       return { ...page, name, origin: 'upstream' as const };
     });
   }
@@ -124,8 +125,8 @@ export class UpstreamSource {
   async fetchReleases(name: ProjectName, validators?: Validators): Promise<Fetched<ProjectReleases>> {
     if (!this.jsonApiUrl) return { status: 'not-found' };
     const url = new URL(`${encodeURIComponent(name)}/json`, this.jsonApiUrl).toString();
-    return this.fetchDocument(url, 'application/json', validators, 'a JSON API document', (text, res) => ({
-      ...parseJsonApi(text, { pageUrl: url, headerSerial: headerSerial(res) }),
+    return this.fetchDocument(url, 'application/json', validators, 'a JSON API document', async (body, res) => ({
+      ...(await parseJsonApiStream(body, { pageUrl: url, headerSerial: headerSerial(res) })),
       name,
     }));
   }
@@ -134,8 +135,8 @@ export class UpstreamSource {
   async fetchRelease(name: ProjectName, version: string, validators?: Validators): Promise<Fetched<ReleaseDocument>> {
     if (!this.jsonApiUrl) return { status: 'not-found' };
     const url = new URL(`${encodeURIComponent(name)}/${encodeURIComponent(version)}/json`, this.jsonApiUrl).toString();
-    return this.fetchDocument(url, 'application/json', validators, 'a JSON API document', (text, res) =>
-      parseReleaseJson(text, { pageUrl: url, headerSerial: headerSerial(res) }),
+    return this.fetchDocument(url, 'application/json', validators, 'a JSON API document', (body, res) =>
+      parseReleaseJsonStream(body, { pageUrl: url, headerSerial: headerSerial(res) }),
     );
   }
 

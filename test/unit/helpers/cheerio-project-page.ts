@@ -1,0 +1,103 @@
+/** The cheerio-based project-page parser larder used before the streaming one: the reference for parity tests. */
+import { load } from 'cheerio';
+import { versionFromFilename } from '../../../src/model/filenames.js';
+import type { FileEntry, Hashes, ProjectPage } from '../../../src/model/documents.js';
+import { normalizeName } from '../../../src/model/names.js';
+import {
+  checkApiVersion,
+  chooseSerial,
+  cleanHashes,
+  fallbackProjectName,
+  filenameFromUrl,
+  projectStatusOf,
+  requiresPythonOf,
+  resolveFileUrl,
+  versionsOfFiles,
+  type SimplePageOptions,
+} from '../../../src/upstream/simple-common.js';
+
+const SERIAL_COMMENT = /<!--\s*SERIAL\s+(\d+)\s*-->/;
+const TITLE = /^\s*Links for\s+(.+?)\s*$/i;
+
+type Attributes = Record<string, string | undefined>;
+
+export function parseSimpleHtmlWithCheerio(text: string, options: SimplePageOptions): ProjectPage {
+  const where = `simple HTML page ${options.pageUrl}`;
+  const $ = load(text);
+  checkApiVersion($('meta[name="pypi:repository-version"]').attr('content'), where);
+
+  // Like pip: the first <base href> wins, and it applies to every link on the page.
+  const baseHref = $('base[href]').first().attr('href');
+  const base = (baseHref !== undefined && resolveFileUrl(baseHref, options.pageUrl)) || options.pageUrl;
+
+  const files: FileEntry[] = [];
+  $('a[href]').each((_, el) => {
+    const file = fileFromAnchor(el.attribs, base);
+    if (file) files.push(file);
+  });
+
+  const title = TITLE.exec($('title').first().text());
+  const displayName = title ? title[1]! : fallbackProjectName(options);
+  const status = projectStatusOf($('meta[name="pypi:project-status"]').attr('content'), $('meta[name="pypi:project-status-reason"]').attr('content'));
+  const serialComment = SERIAL_COMMENT.exec(text);
+
+  return {
+    name: normalizeName(displayName),
+    displayName,
+    serial: chooseSerial(serialComment ? Number(serialComment[1]) : undefined, options.headerSerial),
+    files,
+    versions: versionsOfFiles(files),
+    ...(status ? { status } : {}),
+    origin: 'upstream',
+  };
+}
+
+/** A file entry for a link to a file; null for links that do not name one (`../`, `mailto:`, ...). */
+function fileFromAnchor(attrs: Attributes, base: string): FileEntry | null {
+  const href = attrs.href!;
+  const sourceUrl = resolveFileUrl(href, base);
+  if (sourceUrl === null) return null;
+  const filename = filenameFromUrl(sourceUrl);
+  if (filename === '') return null;
+  const yanked = attrs['data-yanked'];
+  return {
+    filename,
+    version: versionFromFilename(filename),
+    sourceUrl,
+    hashes: fragmentHashes(href),
+    requiresPython: requiresPythonOf(attrs['data-requires-python']),
+    yanked: yanked !== undefined,
+    yankedReason: yanked ? yanked : null,
+    coreMetadata: coreMetadataAttr(attrs['data-core-metadata'] ?? attrs['data-dist-info-metadata']),
+    size: null,
+    uploadTime: null,
+    provenance: attrs['data-provenance'] || null,
+    hasSig: attrs['data-gpg-sig'] === 'true',
+  };
+}
+
+/** `#sha256=<hex>`, possibly several joined by `&`. */
+function fragmentHashes(href: string): Hashes {
+  const hashAt = href.indexOf('#');
+  if (hashAt < 0) return {};
+  const pairs = href
+    .slice(hashAt + 1)
+    .split('&')
+    .map((pair): [string, string] => {
+      const eq = pair.indexOf('=');
+      return eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
+    });
+  return cleanHashes(pairs);
+}
+
+/**
+ * pip reads any value other than `true` without a `=` as "exists, hash unknown"; this parser agrees
+ * except that it takes `false` at its word.
+ */
+function coreMetadataAttr(value: string | undefined): Hashes | boolean {
+  if (value === undefined || value.toLowerCase() === 'false') return false;
+  const eq = value.indexOf('=');
+  if (eq < 0) return true;
+  const hashes = cleanHashes([[value.slice(0, eq), value.slice(eq + 1)]]);
+  return Object.keys(hashes).length > 0 ? hashes : true;
+}
