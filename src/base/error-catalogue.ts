@@ -50,12 +50,16 @@ export const ERROR_CATALOGUE = {
 
   // Upload transport (the multipart body)
   missing_content_type: { status: 400, meaning: 'An upload came without a Content-Type header.' },
-  invalid_multipart: { status: 400, meaning: 'The upload body is not well-formed multipart/form-data (no boundary, cut short, unknown transfer encoding).' },
+  invalid_multipart: {
+    status: 400,
+    meaning:
+      'The upload body is not well-formed multipart/form-data (no boundary or one over 70 characters, a part header over 8 KB, cut short, unknown transfer encoding).',
+  },
   upload_aborted: { status: 400, meaning: 'The client went away before the upload body was complete.' },
   file_too_large: { status: 413, meaning: 'The uploaded file is larger than LARDER_MAX_FILE_SIZE.' },
   signature_too_large: { status: 413, meaning: 'The uploaded signature is larger than 1 MB.' },
   fields_too_large: { status: 413, meaning: 'The text fields of an upload add up to more than the limit (20 MB).' },
-  too_many_fields: { status: 413, meaning: 'An upload has more text fields than the limit (1000).' },
+  too_many_fields: { status: 413, meaning: 'An upload has more text fields than the limit (1000), or more parts than 1000 and its two files.' },
   unexpected_file: { status: 400, meaning: 'A form field other than content or gpg_signature was sent as a file.' },
   repeated_file: { status: 400, meaning: 'An upload has more than one content (or gpg_signature) file.' },
   repeated_field: { status: 400, meaning: 'A single-valued upload field was sent more than once with different values.' },
@@ -71,11 +75,19 @@ export const ERROR_CATALOGUE = {
   digest_mismatch: { status: 400, meaning: 'A digest field does not match the uploaded bytes.' },
   invalid_metadata_version: { status: 400, meaning: 'metadata_version is missing or not one larder knows.' },
   invalid_version: { status: 400, meaning: 'The version is missing or not a valid PEP 440 version.' },
-  invalid_metadata: { status: 400, meaning: 'A metadata field is malformed (e.g. duplicate project_urls labels, a wheel METADATA without Name or Version).' },
+  invalid_metadata: {
+    status: 400,
+    meaning:
+      'A metadata field breaks a rule pypi.org checks (requires_python not a PEP 440 specifier set, a bad requirement, URL, email address or content type, a summary of two lines; docs/uploads.md), or a wheel METADATA lacks Name or Version.',
+  },
   metadata_mismatch: { status: 400, meaning: "The wheel's METADATA names another project or version than the form." },
   missing_file: { status: 400, meaning: 'The upload has no content file.' },
   invalid_extension: { status: 400, meaning: 'The file name does not end in an extension allowed for the filetype.' },
-  invalid_distribution: { status: 400, meaning: 'The file is not a readable wheel or sdist (bad archive, missing METADATA/PKG-INFO, an image type).' },
+  invalid_distribution: {
+    status: 400,
+    meaning:
+      'The file is not a readable wheel or sdist (bad archive, past an archive limit, two top-level or .dist-info directories, missing METADATA/PKG-INFO, an image type).',
+  },
   filename_version_mismatch: { status: 400, meaning: "The version in the file name differs from the form's version." },
   invalid_sdist_filename: { status: 400, meaning: 'The sdist file name is not <name>-<version>.tar.gz (or .zip) for the form name and version.' },
   invalid_wheel_filename: { status: 400, meaning: 'The wheel file name is malformed, has an unsupported platform tag, or names another project or version.' },
@@ -135,4 +147,8 @@ export const INTERNAL_ERRORS = {
     'A write to a shared backend (the PostgreSQL database) that cannot be reached or does not answer in time; its one-line message names the backend, password removed. Answered as backend_unavailable (503) with that message.',
   S3StoreError:
     "A failed request to the S3 blob store, in one line naming the bucket, the endpoint and S3's error code; its code is ENOENT for a missing blob, as the filesystem store's errors are. Handled where the blob store's errors are; one that reaches a request other than for a missing blob is answered backend_unavailable (503).",
+  ContentLimitError:
+    "An upstream page or JSON document that breaks one of larder's limits on untrusted content (attributes per tag, links per page, JSON nesting…), its message naming the limit. Thrown by the streaming parsers; the upstream source wraps it as an UpstreamError, answered upstream_invalid (502) naming the upstream URL, or a stale cached copy is served.",
+  DependencySyntaxError:
+    'A PEP 508 requirement that does not parse. Never leaves the parser, which returns its reason; an upload answers it as invalid_metadata (400).',
 } as const;

@@ -35,11 +35,26 @@ export function dispositionName(disposition: string | undefined): string | null 
   return plainParam(disposition, /(?:^|;)\s*name\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/i);
 }
 
-/** The `boundary` parameter of a multipart Content-Type; null when absent or empty. */
-export function multipartBoundary(contentType: string): string | null {
+/** RFC 2046 §5.1.1: a boundary is 1 to 70 characters. */
+export const MAX_BOUNDARY_LENGTH = 70;
+
+const invalidMultipart = (detail: string) => new LarderError('invalid_multipart', `Invalid multipart body: ${detail}.`);
+
+/**
+ * The `boundary` parameter of a multipart Content-Type. A missing or empty one, one longer than RFC 2046
+ * allows, or one with characters outside printable ASCII (which no client sends) is a 400.
+ */
+export function multipartBoundary(contentType: string): string {
   const m = /;\s*boundary\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]*))/i.exec(contentType);
   const boundary = m ? (m[1] ?? m[2]!).replace(/\\(.)/g, '$1') : '';
-  return boundary || null;
+  if (!boundary) throw invalidMultipart('the Content-Type has no boundary parameter');
+  if (boundary.length > MAX_BOUNDARY_LENGTH) {
+    throw invalidMultipart(`the boundary is ${boundary.length} characters long, RFC 2046 allows at most ${MAX_BOUNDARY_LENGTH}`);
+  }
+  if (!/^[\x20-\x7e]*[\x21-\x7e]$/.test(boundary)) {
+    throw invalidMultipart('the boundary has characters other than printable ASCII, or ends with a space');
+  }
+  return boundary;
 }
 
 function plainParam(header: string, pattern: RegExp): string | null {

@@ -16,7 +16,8 @@ import { normalizeVersion } from '../model/versions.js';
 import type { IndexStore, PublishInput, PublishResult } from '../store/index-store.js';
 import type { FileRecord } from '../store/records.js';
 import type { Storage } from '../store/storage.js';
-import { checkSdist, readWheelMetadata } from './dist-metadata.js';
+import { readWheelMetadata } from './dist-metadata.js';
+import { checkSdist } from './sdist-check.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { ValidatedUpload } from './types.js';
 import { UploadBlobs } from './upload-blobs.js';
@@ -124,7 +125,7 @@ export class Publisher {
       await checkSdist(upload.content.path, upload.filename);
       return null;
     }
-    const metadata = await readWheelMetadata(upload.content.path, upload.filename);
+    const metadata = await readWheelMetadata(upload.content.path, upload.filename, { strict: true });
     checkWheelIdentity(metadata, upload);
     return metadata;
   }

@@ -33,6 +33,11 @@ const MiB = 1024 * 1024;
 const DEFAULT_MAX_FIELDS_SIZE = 20 * MiB;
 const DEFAULT_MAX_FIELDS = 1000;
 const DEFAULT_MAX_SIGNATURE_SIZE = 1 * MiB;
+/** Bytes of one part's header block the parser keeps (it drops the rest); real parts send well under 1 KB. */
+const MAX_PART_HEADERS_SIZE = 16 * 1024;
+const MAX_PART_HEADER_PAIRS = 32;
+/** One part header value: a Content-Disposition with a 255-byte filename, escaped, fits many times over. */
+const MAX_PART_HEADER_VALUE = 8 * 1024;
 /** Content-Transfer-Encodings that leave the bytes as they are (RFC 7578 deprecates the others). */
 const IDENTITY_ENCODINGS = new Set(['7bit', '8bit', 'binary']);
 
@@ -52,7 +57,6 @@ type PartHeaders = Record<string, string[] | undefined>;
 export async function receiveUpload(req: IncomingMessage, opts: ReceiveOptions): Promise<RawUpload> {
   assertMultipartFormData(req.headers['content-type']);
   const boundary = multipartBoundary(req.headers['content-type']!);
-  if (!boundary) throw invalidMultipart('the Content-Type has no boundary parameter');
 
   const fields: Record<string, string[]> = Object.create(null);
   const received = new Map<string, ReceivedPart>();
@@ -62,10 +66,14 @@ export async function receiveUpload(req: IncomingMessage, opts: ReceiveOptions):
   const maxFields = opts.maxFields ?? DEFAULT_MAX_FIELDS;
   let fieldsSize = 0;
   let fieldCount = 0;
+  let partCount = 0;
+  const maxParts = maxFields + Object.keys(fileLimits).length;
 
   let failed = false;
   let fail: (error: unknown) => void = () => undefined;
-  const parser = new (busboy().Dicer)({ boundary });
+  // The parser reads maxHeaderSize (deps/dicer/lib/HeaderParser.js) though its typings leave it out.
+  const parserConfig = { boundary, maxHeaderPairs: MAX_PART_HEADER_PAIRS, maxHeaderSize: MAX_PART_HEADERS_SIZE };
+  const parser = new (busboy().Dicer)(parserConfig);
 
   const collectField = (name: string, part: Readable): void => {
     if (++fieldCount > maxFields) {
@@ -108,17 +116,24 @@ export async function receiveUpload(req: IncomingMessage, opts: ReceiveOptions):
     // Every part is read to its end, or the parser would wait for it forever; a part's bytes only flow
     // after its 'header' event, where the listeners that want them are attached.
     part.on('error', () => undefined);
+    // Parts without a name are counted too: a body of a million empty parts is refused like a million fields.
+    if (++partCount > maxParts) {
+      fail(new LarderError('too_many_fields', `Too many form parts. Limit is ${maxParts}.`));
+    }
     part.once('header', (raw: object) => {
       if (failed) return;
       const headers = raw as PartHeaders;
+      if (Object.values(headers).some((values) => values?.some((value) => value.length > MAX_PART_HEADER_VALUE))) {
+        return fail(invalidMultipart(`a part header is longer than ${formatSize(MAX_PART_HEADER_VALUE)}`));
+      }
       const disposition = headerValue(headers, 'content-disposition');
       const name = dispositionName(disposition);
       if (!name) return;
+      const filename = dispositionFilename(disposition);
       const encoding = headerValue(headers, 'content-transfer-encoding')?.trim().toLowerCase();
       if (encoding && !IDENTITY_ENCODINGS.has(encoding)) {
         return fail(invalidMultipart('a part uses an unsupported Content-Transfer-Encoding'));
       }
-      const filename = dispositionFilename(disposition);
       if (filename === null) return collectField(name, part);
       receiveFile({ field: name, filename, contentType: headerValue(headers, 'content-type')?.trim() || null }, part);
     });

@@ -1,7 +1,7 @@
 /**
  * The checks of a legacy upload that need no look inside the archive, in Warehouse's order
- * (Warehouse's `forklift/legacy.py`): action, protocol, form fields, metadata, file presence, filename, content type,
- * digests, filename against name and version. The first failure wins.
+ * (Warehouse's `forklift/legacy.py`): action, protocol, form fields, metadata (metadata-rules.ts), file presence,
+ * filename, content type, digests, filename against name and version. The first failure wins.
  */
 import { LarderError } from '../base/errors.js';
 import type { CodeWithStatus } from '../base/error-catalogue.js';
@@ -10,6 +10,7 @@ import { checkFilenameSegment } from '../index/client-names.js';
 import { checkExtension, checkFilenameCharacters, checkSdistFilename, checkWheelFilename } from './filename-rules.js';
 import { pep440String } from '../model/versions.js';
 import { parseUploadForm, toReleaseMetadata, type UploadForm } from './form-fields.js';
+import { checkMetadataFields } from './metadata-rules.js';
 import { pyRepr } from '../model/py-repr.js';
 import type { FileType, RawUpload, ReceivedFile, ValidatedUpload } from './types.js';
 
@@ -19,7 +20,7 @@ const CORE_METADATA_HELP = 'See https://packaging.python.org/specifications/core
 
 const bad = (code: CodeWithStatus<400>, message: string) => new LarderError(code, message);
 
-export function validateUpload(raw: RawUpload): ValidatedUpload {
+export async function validateUpload(raw: RawUpload): Promise<ValidatedUpload> {
   const form = parseUploadForm(raw.fields);
   const s = form.single;
 
@@ -36,6 +37,7 @@ export function validateUpload(raw: RawUpload): ValidatedUpload {
   checkMetadataVersion(s.metadata_version);
   const version = checkVersion(s.version);
   const metadata = toReleaseMetadata(form);
+  await checkMetadataFields(form);
 
   const content = raw.content;
   if (!content) throw bad('missing_file', 'Upload payload does not have a file.');

@@ -216,6 +216,30 @@ describe('private index with real clients (twine, pip)', () => {
     assert.equal(status.status, 404, 'nothing was created by the refused uploads');
   });
 
+  test('twine shows why a hostile distribution is refused: a Requires-Python that breaks out of an attribute, a second .dist-info', async (t) => {
+    if (!(await requireClients(t, ['twine'], clients))) return;
+    const attribute = await buildWheel(join(tmp, 'hostile-rp'), { name: 'hostile-rp', version: '1.0', requiresPython: '>=3.8"><script>' });
+    let r = await twine([attribute.path], 'alice', 'alice-password-1');
+    assert.notEqual(r.code, 0, output(r));
+    assert.match(output(r), /400/);
+    assert.match(output(r), /'>=3\.8"><script>' is invalid for 'requires-python': use PEP 440 version specifiers such as '>=3\.9'/);
+
+    const twice = await buildWheel(join(tmp, 'hostile-di'), {
+      name: 'hostile-di',
+      version: '1.0',
+      extraFiles: { 'other-2.0.dist-info/METADATA': 'Metadata-Version: 2.1\nName: other\nVersion: 2.0\n', 'other-2.0.dist-info/WHEEL': 'Wheel-Version: 1.0\n' },
+    });
+    r = await twine([twice.path], 'alice', 'alice-password-1');
+    assert.notEqual(r.code, 0, output(r));
+    assert.match(
+      output(r),
+      /Wheel has more than one \.dist-info directory \('other-2\.0\.dist-info' and 'hostile_di-1\.0\.dist-info'\); pip refuses to install it/,
+    );
+    for (const project of ['hostile-rp', 'hostile-di']) {
+      assert.equal((await fetch(`${server.url}/simple/${project}/`)).status, 404, `${project}: nothing was created`);
+    }
+  });
+
   test('yank: unpinned pip install skips the yanked 2.0, ==2.0 still installs it', async (t) => {
     if (!(await requireClients(t, ['twine', 'python'], clients))) return;
     const v1 = await buildWheel(join(tmp, 'yank'), { name: 'yank-me', version: '1.0' });

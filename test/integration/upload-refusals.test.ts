@@ -210,7 +210,7 @@ describe('publisher: when the final transaction still refuses', () => {
     await copyFile(ours.path, contentPath);
     const signaturePath = blobs.tmpPath('upload');
     await writeFile(signaturePath, signature);
-    const upload = validateUpload({
+    const upload = await validateUpload({
       fields: {
         ':action': ['file_upload'],
         metadata_version: ['2.1'],

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LarderError } from '../../src/base/errors.js';
-import { checkSdist, readWheelMetadata } from '../../src/upload/dist-metadata.js';
-import { metadataText, writeTarGz, writeWheel, writeZip } from './helpers/upload-archives.js';
+import { readWheelMetadata } from '../../src/upload/dist-metadata.js';
+import { checkSdist } from '../../src/upload/sdist-check.js';
+import { metadataText, paxHeader, tarData, tarHeader, writeRawTarGz, writeTarGz, writeWheel, writeZip } from './helpers/upload-archives.js';
 
 let dir: string;
 before(async () => {
@@ -122,6 +123,13 @@ describe('readWheelMetadata', () => {
       readWheelMetadata(path, 'two-1.0-py3-none-any.whl'),
       "Wheel 'two-1.0-py3-none-any.whl' does not contain the required METADATA file: two-1.0.dist-info/METADATA",
     );
+  });
+
+  it('remembers at most 64 .dist-info directories of an upstream wheel', async () => {
+    const entries: Record<string, string> = { 'many-1.0.dist-info/METADATA': 'M', 'many-1.0.dist-info/WHEEL': 'W' };
+    for (let i = 0; i < 64; i++) entries[`vendored${i}-1.0.dist-info/METADATA`] = 'V';
+    const path = await writeZip(join(dir, 'many-1.0-py3-none-any.whl'), entries);
+    await rejectsWith(readWheelMetadata(path, 'many-1.0-py3-none-any.whl'), 'Invalid distribution file. Wheel has more than 64 .dist-info directories.');
   });
 
   it('refuses a METADATA over 10 MB', async () => {
@@ -244,5 +252,153 @@ describe('checkSdist', () => {
     const notZip = join(dir, 'znot-1.0.zip');
     await writeFile(notZip, 'nope');
     await rejectsWith(checkSdist(notZip, 'znot-1.0.zip'), 'Invalid distribution file. File is not a zipfile');
+  });
+});
+
+describe('archive limits', () => {
+  const TOP_LEVEL = 'Invalid distribution file. Incorrect number of top-level directories in sdist';
+
+  it('an sdist is refused at its second top-level name: the headers after it are never read', async () => {
+    // A header with a broken checksum right after the second name: a reader that went on would call the file no tar at all.
+    const path = await writeRawTarGz(join(dir, 'second-1.0.tar.gz'), [
+      tarHeader('second-1.0/PKG-INFO', { size: 1 }),
+      tarData('x'),
+      tarHeader('intruder', { type: '5' }),
+      tarHeader('never-read', { badChecksum: true }),
+    ]);
+    await rejectsWith(checkSdist(path, 'second-1.0.tar.gz'), TOP_LEVEL);
+    const zip = await writeZip(join(dir, 'zsecond-1.0.zip'), { 'zsecond-1.0/PKG-INFO': 'x', 'intruder/a': '', 'zsecond-1.0/b': '' });
+    await rejectsWith(checkSdist(zip, 'zsecond-1.0.zip'), TOP_LEVEL);
+  });
+
+  it('an sdist of 100,000 top-level names is refused as one with two', async () => {
+    function* members() {
+      for (let i = 0; i < 100_000; i++) yield tarHeader(`top-level-name-${i}-${'n'.repeat(60)}`, { type: '5' });
+    }
+    const path = await writeRawTarGz(join(dir, 'many-1.0.tar.gz'), members());
+    await rejectsWith(checkSdist(path, 'many-1.0.tar.gz'), TOP_LEVEL);
+  });
+
+  it('refuses a tar member named in more than 4096 bytes, by pax or by GNU long name', async () => {
+    const long = `long-1.0/${'d'.repeat(4090)}`;
+    const pax = await writeRawTarGz(join(dir, 'paxlong-1.0.tar.gz'), [
+      tarHeader('long-1.0/PKG-INFO', { size: 1 }),
+      tarData('x'),
+      ...paxHeader({ path: long }),
+      tarHeader('long-1.0/short', { type: '5' }),
+    ]);
+    const message = 'Invalid distribution file. An entry name in the archive is longer than 4096 bytes.';
+    await rejectsWith(checkSdist(pax, 'paxlong-1.0.tar.gz'), message);
+    const gnu = await writeRawTarGz(join(dir, 'gnulong-1.0.tar.gz'), [
+      tarHeader('././@LongLink', { type: 'L', size: Buffer.byteLength(long) + 1 }),
+      tarData(`${long}\0`),
+      tarHeader('long-1.0/short', { type: '5' }),
+    ]);
+    await rejectsWith(checkSdist(gnu, 'gnulong-1.0.tar.gz'), message);
+    // 4096 bytes is still a name.
+    const fits = await writeRawTarGz(join(dir, 'fits-1.0.tar.gz'), [
+      tarHeader('fits-1.0/PKG-INFO', { size: 1 }),
+      tarData('x'),
+      ...paxHeader({ path: `fits-1.0/${'d'.repeat(4096 - 'fits-1.0/'.length)}` }),
+      tarHeader('placeholder', { size: 2 }),
+      tarData('yy'),
+    ]);
+    await checkSdist(fits, 'fits-1.0.tar.gz');
+    const zip = await writeZip(join(dir, 'zlong-1.0.zip'), { 'zlong-1.0/PKG-INFO': 'x', [`zlong-1.0/${'z'.repeat(4090)}`]: '' });
+    await rejectsWith(checkSdist(zip, 'zlong-1.0.zip'), message);
+  });
+
+  it('reads pax paths and sizes, global pax headers and GNU long names as tarfile does', async () => {
+    const path = await writeRawTarGz(join(dir, 'pax-1.0.tar.gz'), [
+      ...paxHeader({ comment: 'a global header, as git archive writes' }, 'g'),
+      ...paxHeader({ path: 'pax-1.0/PKG-INFO', size: '3' }),
+      tarHeader('ignored-name', { size: 0 }),
+      tarData('abc'),
+      tarHeader('././@LongLink', { type: 'L', size: 20 }),
+      tarData('pax-1.0/long-name.py'),
+      tarHeader('pax-1.0/long-n', { size: 1 }),
+      tarData('y'),
+    ]);
+    await checkSdist(path, 'pax-1.0.tar.gz');
+  });
+
+  it('refuses an oversized extended header and a run of extended headers without a member', async () => {
+    const big = await writeRawTarGz(join(dir, 'bigpax-1.0.tar.gz'), [
+      tarHeader('bigpax-1.0/PKG-INFO', { size: 1 }),
+      tarData('x'),
+      tarHeader('PaxHeader', { type: 'x', size: 1024 * 1024 + 1 }),
+      tarData(Buffer.alloc(1024 * 1024 + 1, 0x61)),
+    ]);
+    await rejectsWith(checkSdist(big, 'bigpax-1.0.tar.gz'), 'Invalid distribution file. tar archive not accepted: An extended header is larger than 1 MB.');
+    const run = await writeRawTarGz(join(dir, 'run-1.0.tar.gz'), Array.from({ length: 9 }, () => paxHeader({ comment: 'again' })).flat());
+    await rejectsWith(checkSdist(run, 'run-1.0.tar.gz'), 'Invalid distribution file. tar archive not accepted: Too many extended headers before a member.');
+  });
+
+  it('refuses a tar of more than 200,000 members', async () => {
+    // Names that do not compress away, so that the compression-ratio rule does not answer first.
+    const noise = randomBytes(200_000 * 12).toString('hex');
+    function* members() {
+      yield tarHeader('lots-1.0/PKG-INFO', { size: 1 });
+      yield tarData('x');
+      for (let i = 0; i < 200_000; i++) yield tarHeader(`lots-1.0/${noise.slice(i * 24, (i + 1) * 24)}`, { type: '5' });
+    }
+    const path = await writeRawTarGz(join(dir, 'lots-1.0.tar.gz'), members());
+    await rejectsWith(checkSdist(path, 'lots-1.0.tar.gz'), 'Invalid distribution file. The archive has more than 200,000 entries.');
+  });
+
+  it('refuses a zip whose end record claims more than 200,000 entries, before reading any', async () => {
+    const path = join(dir, 'claims-1.0-py3-none-any.whl');
+    const zip64End = Buffer.alloc(56);
+    zip64End.writeUInt32LE(0x06064b50, 0);
+    zip64End.writeBigUInt64LE(44n, 4);
+    zip64End.writeBigUInt64LE(2n ** 40n, 24);
+    zip64End.writeBigUInt64LE(2n ** 40n, 32);
+    const locator = Buffer.alloc(20);
+    locator.writeUInt32LE(0x07064b50, 0);
+    locator.writeBigUInt64LE(0n, 8);
+    locator.writeUInt32LE(1, 16);
+    const end = Buffer.alloc(22);
+    end.writeUInt32LE(0x06054b50, 0);
+    end.writeUInt16LE(0xffff, 8);
+    end.writeUInt16LE(0xffff, 10);
+    end.writeUInt32LE(0xffffffff, 12);
+    end.writeUInt32LE(0xffffffff, 16);
+    await writeFile(path, Buffer.concat([zip64End, locator, end]));
+    await rejectsWith(readWheelMetadata(path, 'claims-1.0-py3-none-any.whl'), 'Invalid distribution file. The archive has more than 200,000 entries.');
+  });
+});
+
+describe('readWheelMetadata for uploads (strict)', () => {
+  const strict = { strict: true };
+
+  it('reads the one .dist-info directory, named as the filename once normalized', async () => {
+    const metadata = metadataText('Foo.Bar', '1.0');
+    const path = await writeWheel(dir, 'foo_bar-1.0-py3-none-any.whl', { distInfo: 'Foo.Bar-1.0.dist-info', metadata });
+    assert.equal((await readWheelMetadata(path, 'foo_bar-1.0-py3-none-any.whl', strict)).toString(), metadata);
+  });
+
+  it('refuses a second .dist-info directory at once', async () => {
+    const path = await writeWheel(dir, 'twice-1.0-py3-none-any.whl', {
+      extra: { 'vendored-2.0.dist-info/METADATA': 'Name: vendored\n', 'vendored-2.0.dist-info/WHEEL': 'x' },
+    });
+    await rejectsWith(
+      readWheelMetadata(path, 'twice-1.0-py3-none-any.whl', strict),
+      "Invalid distribution file. Wheel has more than one .dist-info directory ('twice-1.0.dist-info' and 'vendored-2.0.dist-info'); pip refuses to install it.",
+    );
+  });
+
+  it('refuses a .dist-info directory that names another project or version', async () => {
+    for (const distInfo of ['other-1.0.dist-info', 'named-2.0.dist-info', 'named.dist-info']) {
+      const path = await writeWheel(dir, 'named-1.0-py3-none-any.whl', { distInfo });
+      await rejectsWith(
+        readWheelMetadata(path, 'named-1.0-py3-none-any.whl', strict),
+        `Invalid distribution file. The wheel's .dist-info directory '${distInfo}' does not match its filename: use 'named-1.0.dist-info'.`,
+      );
+    }
+  });
+
+  it('a wheel without any .dist-info directory is told where WHEEL should be', async () => {
+    const path = await writeZip(join(dir, 'bare-1.0-py3-none-any.whl'), { 'bare/__init__.py': '' });
+    await rejectsWith(readWheelMetadata(path, 'bare-1.0-py3-none-any.whl', strict), 'Invalid distribution file. WHEEL not found at bare-1.0.dist-info/WHEEL');
   });
 });

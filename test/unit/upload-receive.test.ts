@@ -222,6 +222,41 @@ describe('receiveUpload', () => {
     expectError(await receiver.next(), 400, 'Invalid multipart body: the Content-Type has no boundary parameter.');
   });
 
+  it('refuses a boundary over the 70 characters of RFC 2046 (or not printable ASCII) with a 400, and takes one of 70', async () => {
+    const body = (boundary: string) => `--${boundary}\r\nContent-Disposition: form-data; name=":action"\r\n\r\nfile_upload\r\n--${boundary}--\r\n`;
+    for (const length of [71, 300]) {
+      const boundary = 'b'.repeat(length);
+      const response = await fetch(receiver.url, {
+        method: 'POST',
+        body: body(boundary),
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+      assert.equal(response.status, 400);
+      expectError(await receiver.next(), 400, `Invalid multipart body: the boundary is ${length} characters long, RFC 2046 allows at most 70.`);
+    }
+    await fetch(receiver.url, { method: 'POST', body: 'x', headers: { 'content-type': 'multipart/form-data; boundary="ab\tcd"' } });
+    expectError(await receiver.next(), 400, 'Invalid multipart body: the boundary has characters other than printable ASCII, or ends with a space.');
+    const longest = `${'-'.repeat(10)}${'b'.repeat(60)}`;
+    await fetch(receiver.url, { method: 'POST', body: body(longest), headers: { 'content-type': `multipart/form-data; boundary="${longest}"` } });
+    const outcome = await receiver.next();
+    assert.ok(outcome.ok);
+    assert.deepEqual(outcome.upload.fields[':action'], ['file_upload']);
+  });
+
+  it('refuses a part header longer than 8 KB instead of reading a cut-off one', async () => {
+    const body = `--XYZ\r\nContent-Disposition: form-data; name=":action"; x="${'a'.repeat(200_000)}"\r\n\r\nfile_upload\r\n--XYZ--\r\n`;
+    const response = await fetch(receiver.url, { method: 'POST', body, headers: { 'content-type': 'multipart/form-data; boundary=XYZ' } });
+    assert.equal(response.status, 400);
+    expectError(await receiver.next(), 400, 'Invalid multipart body: a part header is longer than 8 KB.');
+  });
+
+  it('counts parts without a name: a body of many empty parts is refused like too many fields', async () => {
+    const body = `${'--XYZ\r\nX-Nothing: here\r\n\r\nv\r\n'.repeat(1003)}--XYZ--\r\n`;
+    const response = await fetch(receiver.url, { method: 'POST', body, headers: { 'content-type': 'multipart/form-data; boundary=XYZ' } });
+    assert.equal(response.status, 413);
+    expectError(await receiver.next(), 413, 'Too many form parts. Limit is 1002.');
+  });
+
   it('refuses a body cut off inside a file part and removes the partial file', async () => {
     const body =
       '--XYZ\r\nContent-Disposition: form-data; name="content"; filename="foo-1.0.tar.gz"\r\n' +

@@ -53,8 +53,8 @@ const wheel = (over: Fields = {}, filename = 'foo_bar-1.0-py3-none-any.whl', fil
 const sdist = (over: Fields = {}, filename = 'foo_bar-1.0.tar.gz', fileOver: Partial<ReceivedFile> = {}) =>
   validateUpload(raw({ ...SDIST_FIELDS, ...over }, file(filename, fileOver)));
 
-function rejects(fn: () => unknown, status: number, message: string): void {
-  assert.throws(fn, (e: unknown) => {
+async function rejects(fn: () => Promise<unknown>, status: number, message: string): Promise<void> {
+  await assert.rejects(fn, (e: unknown) => {
     assert.ok(e instanceof LarderError, `expected a LarderError, got ${String(e)}`);
     assert.equal(e.message, message);
     assert.equal(e.status, status);
@@ -63,9 +63,9 @@ function rejects(fn: () => unknown, status: number, message: string): void {
 }
 
 describe('validateUpload: a good upload', () => {
-  it('accepts a wheel and returns everything the store needs', () => {
+  it('accepts a wheel and returns everything the store needs', async () => {
     const signature = file('foo_bar-1.0-py3-none-any.whl.asc');
-    const result = validateUpload(
+    const result = await validateUpload(
       raw(
         {
           ...WHEEL_FIELDS,
@@ -99,97 +99,105 @@ describe('validateUpload: a good upload', () => {
     assert.equal(result.metadata.description_content_type, null);
   });
 
-  it('accepts an sdist with the PEP 625 name, defaulting pyversion to source', () => {
-    const result = sdist({ pyversion: undefined });
+  it('accepts an sdist with the PEP 625 name, defaulting pyversion to source', async () => {
+    const result = await sdist({ pyversion: undefined });
     assert.equal(result.pyversion, 'source');
     assert.equal(result.comment, null);
     assert.equal(result.signature, null);
   });
 
-  it('accepts the legacy sdist name foo-bar-1.0.tar.gz, which pypi.org refuses (docs/uploads.md)', () => {
-    assert.equal(sdist({}, 'foo-bar-1.0.tar.gz').filename, 'foo-bar-1.0.tar.gz');
-    assert.equal(sdist({ name: 'Foo.Bar' }, 'Foo.Bar-1.0.tar.gz').project, 'foo-bar');
+  it('accepts the legacy sdist name foo-bar-1.0.tar.gz, which pypi.org refuses (docs/uploads.md)', async () => {
+    assert.equal((await sdist({}, 'foo-bar-1.0.tar.gz')).filename, 'foo-bar-1.0.tar.gz');
+    assert.equal((await sdist({ name: 'Foo.Bar' }, 'Foo.Bar-1.0.tar.gz')).project, 'foo-bar');
   });
 
-  it('accepts .zip sdists', () => {
-    assert.equal(sdist({}, 'foo_bar-1.0.zip').filename, 'foo_bar-1.0.zip');
-    assert.equal(sdist({}, 'foo-bar-1.0.zip').filename, 'foo-bar-1.0.zip');
+  it('accepts .zip sdists', async () => {
+    assert.equal((await sdist({}, 'foo_bar-1.0.zip')).filename, 'foo_bar-1.0.zip');
+    assert.equal((await sdist({}, 'foo-bar-1.0.zip')).filename, 'foo-bar-1.0.zip');
   });
 
-  it('accepts a name whose last part looks like a version', () => {
-    assert.equal(sdist({ name: 'py-2', version: '3.1' }, 'py-2-3.1.tar.gz').project, 'py-2');
+  it('accepts a name whose last part looks like a version', async () => {
+    assert.equal((await sdist({ name: 'py-2', version: '3.1' }, 'py-2-3.1.tar.gz')).project, 'py-2');
   });
 
-  it('compares sdist versions in normalized form', () => {
-    assert.equal(sdist({ version: '1.0RC1' }, 'foo_bar-1.0rc1.tar.gz').version, '1.0RC1');
-    assert.equal(sdist({ version: '1.0' }, 'foo-bar-v1.0.tar.gz').version, '1.0');
+  it('compares sdist versions in normalized form', async () => {
+    assert.equal((await sdist({ version: '1.0RC1' }, 'foo_bar-1.0rc1.tar.gz')).version, '1.0RC1');
+    assert.equal((await sdist({ version: '1.0' }, 'foo-bar-v1.0.tar.gz')).version, '1.0');
   });
 
-  it('accepts local versions, which pypi.org refuses (docs/uploads.md)', () => {
-    assert.equal(wheel({ version: '1.0+cu121' }, 'foo_bar-1.0+cu121-py3-none-any.whl').version, '1.0+cu121');
-    assert.equal(sdist({ version: '1.0+local.1' }, 'foo_bar-1.0+local.1.tar.gz').version, '1.0+local.1');
+  it('accepts local versions, which pypi.org refuses (docs/uploads.md)', async () => {
+    assert.equal((await wheel({ version: '1.0+cu121' }, 'foo_bar-1.0+cu121-py3-none-any.whl')).version, '1.0+cu121');
+    assert.equal((await sdist({ version: '1.0+local.1' }, 'foo_bar-1.0+local.1.tar.gz')).version, '1.0+local.1');
   });
 
-  it('accepts any syntactically valid platform tag, e.g. linux_x86_64', () => {
-    assert.equal(wheel({ pyversion: 'cp312' }, 'foo_bar-1.0-cp312-cp312-linux_x86_64.whl').filename, 'foo_bar-1.0-cp312-cp312-linux_x86_64.whl');
-    assert.ok(wheel({}, 'foo_bar-1.0-1-py2.py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl'));
+  it('accepts any syntactically valid platform tag, e.g. linux_x86_64', async () => {
+    assert.equal((await wheel({ pyversion: 'cp312' }, 'foo_bar-1.0-cp312-cp312-linux_x86_64.whl')).filename, 'foo_bar-1.0-cp312-cp312-linux_x86_64.whl');
+    assert.ok(await wheel({}, 'foo_bar-1.0-1-py2.py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl'));
   });
 
-  it('takes :action from where the receiver put it and protocol_version may be missing', () => {
-    assert.ok(wheel({ protocol_version: undefined }));
+  it('takes :action from where the receiver put it and protocol_version may be missing', async () => {
+    assert.ok(await wheel({ protocol_version: undefined }));
   });
 
-  it('accepts every supported metadata version', () => {
-    for (const v of ['1.0', '1.1', '1.2', '2.1', '2.2', '2.3', '2.4', '2.5']) assert.ok(wheel({ metadata_version: v }));
+  it('accepts every supported metadata version', async () => {
+    for (const v of ['1.0', '1.1', '1.2', '2.1', '2.2', '2.3', '2.4', '2.5']) assert.ok(await wheel({ metadata_version: v }));
   });
 });
 
 describe('validateUpload: action and protocol', () => {
-  it('answers retired actions with 410', () => {
+  it('answers retired actions with 410', async () => {
     const prereg = 'Project pre-registration is no longer required or supported, upload your files instead.';
-    rejects(() => wheel({ ':action': 'submit' }), 410, prereg);
-    rejects(() => wheel({ ':action': 'submit_pkg_info' }), 410, prereg);
-    rejects(() => wheel({ ':action': 'doc_upload' }), 410, 'Uploading documentation is no longer supported, we recommend using https://readthedocs.org/.');
+    await rejects(() => wheel({ ':action': 'submit' }), 410, prereg);
+    await rejects(() => wheel({ ':action': 'submit_pkg_info' }), 410, prereg);
+    await rejects(
+      () => wheel({ ':action': 'doc_upload' }),
+      410,
+      'Uploading documentation is no longer supported, we recommend using https://readthedocs.org/.',
+    );
   });
-  it('refuses a missing or unknown action with 400', () => {
-    rejects(() => wheel({ ':action': undefined }), 400, "Missing ':action'. Use ':action=file_upload' to upload a file.");
-    rejects(() => wheel({ ':action': 'list' }), 400, "Unknown action 'list'. Use ':action=file_upload' to upload a file.");
+  it('refuses a missing or unknown action with 400', async () => {
+    await rejects(() => wheel({ ':action': undefined }), 400, "Missing ':action'. Use ':action=file_upload' to upload a file.");
+    await rejects(() => wheel({ ':action': 'list' }), 400, "Unknown action 'list'. Use ':action=file_upload' to upload a file.");
   });
-  it('refuses any protocol version but 1', () => {
-    rejects(() => wheel({ protocol_version: '2' }), 400, 'Unknown protocol version.');
+  it('refuses any protocol version but 1', async () => {
+    await rejects(() => wheel({ protocol_version: '2' }), 400, 'Unknown protocol version.');
   });
 });
 
 describe('validateUpload: form fields', () => {
-  it('requires a name', () => {
+  it('requires a name', async () => {
     const msg = `'' is an invalid value for Name. Error: This field is required. ${CORE}`;
-    rejects(() => wheel({ name: undefined }), 400, msg);
-    rejects(() => wheel({ name: '' }), 400, msg);
-    rejects(() => wheel({ name: 'UNKNOWN' }), 400, msg);
+    await rejects(() => wheel({ name: undefined }), 400, msg);
+    await rejects(() => wheel({ name: '' }), 400, msg);
+    await rejects(() => wheel({ name: 'UNKNOWN' }), 400, msg);
   });
-  it('checks the name against the PEP 508 name pattern, trailing newline included', () => {
+  it('checks the name against the PEP 508 name pattern, trailing newline included', async () => {
     const rule = "Error: Start and end with a letter or numeral containing only ASCII numeric and '.', '_' and '-'.";
-    rejects(() => wheel({ name: 'foo-' }), 400, `'foo-' is an invalid value for Name. ${rule} ${CORE}`);
-    rejects(() => wheel({ name: 'foo\n' }), 400, `'foo\\n' is an invalid value for Name. ${rule} ${CORE}`);
-    rejects(() => wheel({ name: 'fö' }), 400, `'fö' is an invalid value for Name. ${rule} ${CORE}`);
+    await rejects(() => wheel({ name: 'foo-' }), 400, `'foo-' is an invalid value for Name. ${rule} ${CORE}`);
+    await rejects(() => wheel({ name: 'foo\n' }), 400, `'foo\\n' is an invalid value for Name. ${rule} ${CORE}`);
+    await rejects(() => wheel({ name: 'fö' }), 400, `'fö' is an invalid value for Name. ${rule} ${CORE}`);
   });
-  it('checks filetype', () => {
-    rejects(() => wheel({ filetype: undefined }), 400, 'Invalid value for filetype. Error: This field is required.');
-    rejects(() => wheel({ filetype: 'bdist_egg' }), 400, 'Invalid value for filetype. Error: Use a known file type.');
+  it('checks filetype', async () => {
+    await rejects(() => wheel({ filetype: undefined }), 400, 'Invalid value for filetype. Error: This field is required.');
+    await rejects(() => wheel({ filetype: 'bdist_egg' }), 400, 'Invalid value for filetype. Error: Use a known file type.');
   });
-  it('checks pyversion', () => {
-    rejects(() => wheel({ pyversion: undefined }), 400, 'Invalid value for pyversion. Error: Python version is required for binary distribution uploads.');
-    rejects(() => sdist({ pyversion: 'py3' }), 400, "Invalid value for pyversion. Error: Use 'source' as Python version for an sdist.");
+  it('checks pyversion', async () => {
+    await rejects(
+      () => wheel({ pyversion: undefined }),
+      400,
+      'Invalid value for pyversion. Error: Python version is required for binary distribution uploads.',
+    );
+    await rejects(() => sdist({ pyversion: 'py3' }), 400, "Invalid value for pyversion. Error: Use 'source' as Python version for an sdist.");
   });
-  it('needs at least one digest, each well-formed', () => {
-    rejects(() => wheel({ sha256_digest: undefined }), 400, 'Error: Include at least one message digest.');
-    rejects(() => wheel({ sha256_digest: 'abc' }), 400, 'Invalid value for sha256_digest. Error: Use a valid, hex-encoded, SHA256 message digest.');
-    rejects(
+  it('needs at least one digest, each well-formed', async () => {
+    await rejects(() => wheel({ sha256_digest: undefined }), 400, 'Error: Include at least one message digest.');
+    await rejects(() => wheel({ sha256_digest: 'abc' }), 400, 'Invalid value for sha256_digest. Error: Use a valid, hex-encoded, SHA256 message digest.');
+    await rejects(
       () => wheel({ blake2_256_digest: 'z'.repeat(64) }),
       400,
       'Invalid value for blake2_256_digest. Error: Use a valid, hex-encoded, BLAKE2 message digest.',
     );
-    rejects(
+    await rejects(
       () => wheel({ md5_digest: 'nope' }),
       400,
       'Invalid value for md5_digest. Error: Use a valid, hex-encoded or unpadded URL-safe base64-encoded, MD5 message digest.',
@@ -201,126 +209,134 @@ describe('validateUpload: digests against the file', () => {
   const mismatch = 'The digest supplied does not match a digest calculated from the uploaded file.';
   const md5Base64 = Buffer.from(DIGESTS.md5, 'hex').toString('base64url');
 
-  it('accepts md5 alone, as hex or as unpadded URL-safe base64', () => {
-    assert.ok(wheel({ sha256_digest: undefined, md5_digest: DIGESTS.md5 }));
-    assert.ok(wheel({ sha256_digest: undefined, md5_digest: DIGESTS.md5.toUpperCase() }));
+  it('accepts md5 alone, as hex or as unpadded URL-safe base64', async () => {
+    assert.ok(await wheel({ sha256_digest: undefined, md5_digest: DIGESTS.md5 }));
+    assert.ok(await wheel({ sha256_digest: undefined, md5_digest: DIGESTS.md5.toUpperCase() }));
     assert.equal(md5Base64.length, 22);
-    assert.ok(wheel({ sha256_digest: undefined, md5_digest: md5Base64 }));
+    assert.ok(await wheel({ sha256_digest: undefined, md5_digest: md5Base64 }));
   });
-  it('accepts blake2 alone and hex digests in upper case', () => {
-    assert.ok(wheel({ sha256_digest: undefined, blake2_256_digest: DIGESTS.blake2b_256 }));
-    assert.ok(wheel({ sha256_digest: DIGESTS.sha256.toUpperCase() }));
+  it('accepts blake2 alone and hex digests in upper case', async () => {
+    assert.ok(await wheel({ sha256_digest: undefined, blake2_256_digest: DIGESTS.blake2b_256 }));
+    assert.ok(await wheel({ sha256_digest: DIGESTS.sha256.toUpperCase() }));
   });
-  it('refuses a sha256 that does not match', () => {
-    rejects(() => wheel({ sha256_digest: '0'.repeat(64) }), 400, mismatch);
+  it('refuses a sha256 that does not match', async () => {
+    await rejects(() => wheel({ sha256_digest: '0'.repeat(64) }), 400, mismatch);
   });
-  it('refuses when any one of several digests does not match', () => {
-    rejects(() => wheel({ blake2_256_digest: 'f'.repeat(64) }), 400, mismatch);
-    rejects(() => wheel({ md5_digest: '0'.repeat(32) }), 400, mismatch);
+  it('refuses when any one of several digests does not match', async () => {
+    await rejects(() => wheel({ blake2_256_digest: 'f'.repeat(64) }), 400, mismatch);
+    await rejects(() => wheel({ md5_digest: '0'.repeat(32) }), 400, mismatch);
     const wrongBase64 = Buffer.alloc(16).toString('base64url');
-    rejects(() => wheel({ md5_digest: wrongBase64 }), 400, mismatch);
+    await rejects(() => wheel({ md5_digest: wrongBase64 }), 400, mismatch);
     // base64 is case-sensitive: flipping the case of a letter changes the digest.
     const flipped = md5Base64.replace(/[a-z]/, (c) => c.toUpperCase());
-    if (flipped !== md5Base64) rejects(() => wheel({ md5_digest: flipped }), 400, mismatch);
+    if (flipped !== md5Base64) await rejects(() => wheel({ md5_digest: flipped }), 400, mismatch);
   });
 });
 
 describe('validateUpload: metadata', () => {
-  it('checks metadata_version (2.0 refused)', () => {
-    rejects(() => wheel({ metadata_version: undefined }), 400, `None is not a valid metadata version. ${CORE}`);
-    rejects(() => wheel({ metadata_version: '2.0' }), 400, `'2.0' is not a valid metadata version. ${CORE}`);
-    rejects(() => wheel({ metadata_version: '2.6' }), 400, `'2.6' is not a valid metadata version. ${CORE}`);
+  it('checks metadata_version (2.0 refused)', async () => {
+    await rejects(() => wheel({ metadata_version: undefined }), 400, `None is not a valid metadata version. ${CORE}`);
+    await rejects(() => wheel({ metadata_version: '2.0' }), 400, `'2.0' is not a valid metadata version. ${CORE}`);
+    await rejects(() => wheel({ metadata_version: '2.6' }), 400, `'2.6' is not a valid metadata version. ${CORE}`);
   });
-  it('checks version', () => {
-    rejects(() => wheel({ version: undefined }), 400, `'version' is a required field. ${CORE}`);
-    rejects(() => wheel({ version: 'dog' }), 400, `'dog' is invalid for 'version'. ${CORE}`);
-    rejects(() => wheel({ version: '1.0\n' }), 400, `'1.0\\n' is invalid for 'version'. ${CORE}`);
+  it('checks version', async () => {
+    await rejects(() => wheel({ version: undefined }), 400, `'version' is a required field. ${CORE}`);
+    await rejects(() => wheel({ version: 'dog' }), 400, `'dog' is invalid for 'version'. ${CORE}`);
+    await rejects(() => wheel({ version: '1.0\n' }), 400, `'1.0\\n' is invalid for 'version'. ${CORE}`);
   });
-  it('refuses a duplicate project_urls label', () => {
-    rejects(() => wheel({ project_urls: ['Home, https://a', 'Home, https://b'] }), 400, `'project_urls' has invalid data (duplicate label 'Home'). ${CORE}`);
+  it('refuses a duplicate project_urls label', async () => {
+    await rejects(
+      () => wheel({ project_urls: ['Home, https://a', 'Home, https://b'] }),
+      400,
+      `'project_urls' has invalid data (duplicate label 'Home'). ${CORE}`,
+    );
   });
 });
 
 describe('validateUpload: the file', () => {
-  it('needs a content file', () => {
-    rejects(() => validateUpload(raw(WHEEL_FIELDS, null)), 400, 'Upload payload does not have a file.');
+  it('needs a content file', async () => {
+    await rejects(() => validateUpload(raw(WHEEL_FIELDS, null)), 400, 'Upload payload does not have a file.');
   });
-  it('refuses control characters and path separators in the filename', () => {
+  it('refuses control characters and path separators in the filename', async () => {
     const ctrl = 'Cannot upload a file with non-printable characters (ordinals 0-31) or the DEL character (ordinal 127) in the name.';
-    rejects(() => wheel({}, 'foo_bar-1.0-py3-none-any\n.whl'), 400, ctrl);
-    rejects(() => wheel({}, 'foo_bar-1.0-py3-none-any\x7f.whl'), 400, ctrl);
+    await rejects(() => wheel({}, 'foo_bar-1.0-py3-none-any\n.whl'), 400, ctrl);
+    await rejects(() => wheel({}, 'foo_bar-1.0-py3-none-any\x7f.whl'), 400, ctrl);
     const sep = "Cannot upload a file with '/' or '\\' in the name.";
-    rejects(() => wheel({}, '../foo_bar-1.0-py3-none-any.whl'), 400, sep);
-    rejects(() => wheel({}, 'x\\foo_bar-1.0-py3-none-any.whl'), 400, sep);
+    await rejects(() => wheel({}, '../foo_bar-1.0-py3-none-any.whl'), 400, sep);
+    await rejects(() => wheel({}, 'x\\foo_bar-1.0-py3-none-any.whl'), 400, sep);
   });
-  it('checks the extension against the filetype', () => {
+  it('checks the extension against the filetype', async () => {
     const pep527 = 'See https://www.python.org/dev/peps/pep-0527 for more information.';
-    rejects(() => wheel({}, 'foo_bar-1.0.tar.gz'), 400, `Invalid file extension: Extension .tar.gz is invalid for filetype bdist_wheel. ${pep527}`);
-    rejects(() => sdist({}, 'foo_bar-1.0-py3-none-any.whl'), 400, `Invalid file extension: Extension .whl is invalid for filetype sdist. ${pep527}`);
-    rejects(() => wheel({}, 'foo_bar-1.0-py3-none-any.WHL'), 400, `Invalid file extension: Extension .WHL is invalid for filetype bdist_wheel. ${pep527}`);
+    await rejects(() => wheel({}, 'foo_bar-1.0.tar.gz'), 400, `Invalid file extension: Extension .tar.gz is invalid for filetype bdist_wheel. ${pep527}`);
+    await rejects(() => sdist({}, 'foo_bar-1.0-py3-none-any.whl'), 400, `Invalid file extension: Extension .whl is invalid for filetype sdist. ${pep527}`);
+    await rejects(
+      () => wheel({}, 'foo_bar-1.0-py3-none-any.WHL'),
+      400,
+      `Invalid file extension: Extension .WHL is invalid for filetype bdist_wheel. ${pep527}`,
+    );
     const useKnown =
       'Invalid file extension: Use .tar.gz, .whl or .zip extension. See https://www.python.org/dev/peps/pep-0527 and https://peps.python.org/pep-0715/ for more information';
-    rejects(() => sdist({}, 'foo_bar-1.0.tar.bz2'), 400, useKnown);
-    rejects(() => wheel({}, 'foo_bar-1.0.egg'), 400, useKnown);
-    rejects(() => wheel({}, '.whl'), 400, useKnown);
+    await rejects(() => sdist({}, 'foo_bar-1.0.tar.bz2'), 400, useKnown);
+    await rejects(() => wheel({}, 'foo_bar-1.0.egg'), 400, useKnown);
+    await rejects(() => wheel({}, '.whl'), 400, useKnown);
   });
-  it('refuses a content part with an image type, and takes one with no Content-Type (as flit sends it)', () => {
-    rejects(() => wheel({}, undefined, { contentType: 'image/png' }), 400, 'Invalid distribution file.');
-    assert.ok(wheel({}, undefined, { contentType: 'application/zip' }));
-    assert.ok(wheel({}, undefined, { contentType: null }));
+  it('refuses a content part with an image type, and takes one with no Content-Type (as flit sends it)', async () => {
+    await rejects(() => wheel({}, undefined, { contentType: 'image/png' }), 400, 'Invalid distribution file.');
+    assert.ok(await wheel({}, undefined, { contentType: 'application/zip' }));
+    assert.ok(await wheel({}, undefined, { contentType: null }));
   });
 });
 
 describe('validateUpload: wheel filenames', () => {
-  it('wants the normalized name with underscores', () => {
-    rejects(
+  it('wants the normalized name with underscores', async () => {
+    await rejects(
       () => wheel({}, 'Foo_Bar-1.0-py3-none-any.whl'),
       400,
       "Filename 'Foo_Bar-1.0-py3-none-any.whl' should contain the normalized project name 'foo_bar', not 'Foo_Bar'.",
     );
-    rejects(
+    await rejects(
       () => wheel({}, 'foo.bar-1.0-py3-none-any.whl'),
       400,
       "Filename 'foo.bar-1.0-py3-none-any.whl' should contain the normalized project name 'foo_bar', not 'foo.bar'.",
     );
   });
-  it('wants the filename to start with the project', () => {
-    rejects(() => wheel({}, 'other-1.0-py3-none-any.whl'), 400, "Start filename for 'foo-bar' with 'foo_bar'.");
+  it('wants the filename to start with the project', async () => {
+    await rejects(() => wheel({}, 'other-1.0-py3-none-any.whl'), 400, "Start filename for 'foo-bar' with 'foo_bar'.");
   });
-  it('wants the form version in the filename', () => {
-    rejects(() => wheel({}, 'foo_bar-2.0-py3-none-any.whl'), 400, "Version in filename should be '1.0' not '2.0'.");
-    rejects(() => wheel({}, 'foo_bar-1.0.0-py3-none-any.whl'), 400, "Version in filename should be '1.0' not '1.0.0'.");
-    rejects(() => wheel({ version: '1.0+cu121' }, 'foo_bar-1.0-py3-none-any.whl'), 400, "Version in filename should be '1.0+cu121' not '1.0'.");
-    assert.ok(wheel({ version: '1.0.post0' }, 'foo_bar-1.0.post0-py3-none-any.whl'));
-    assert.ok(wheel({ version: '1.0-1' }, 'foo_bar-1.0.post1-py3-none-any.whl'));
+  it('wants the form version in the filename', async () => {
+    await rejects(() => wheel({}, 'foo_bar-2.0-py3-none-any.whl'), 400, "Version in filename should be '1.0' not '2.0'.");
+    await rejects(() => wheel({}, 'foo_bar-1.0.0-py3-none-any.whl'), 400, "Version in filename should be '1.0' not '1.0.0'.");
+    await rejects(() => wheel({ version: '1.0+cu121' }, 'foo_bar-1.0-py3-none-any.whl'), 400, "Version in filename should be '1.0+cu121' not '1.0'.");
+    assert.ok(await wheel({ version: '1.0.post0' }, 'foo_bar-1.0.post0-py3-none-any.whl'));
+    assert.ok(await wheel({ version: '1.0-1' }, 'foo_bar-1.0.post1-py3-none-any.whl'));
   });
-  it('refuses malformed wheel filenames the way packaging words it', () => {
-    rejects(() => wheel({}, 'foo_bar-1.0-any.whl'), 400, "Invalid wheel filename (wrong number of parts): 'foo_bar-1.0-any.whl'");
-    rejects(() => wheel({}, 'foo__bar-1.0-py3-none-any.whl'), 400, "Invalid project name: 'foo__bar-1.0-py3-none-any.whl'");
-    rejects(() => wheel({}, 'foo_bar-one-py3-none-any.whl'), 400, "Invalid wheel filename (invalid version): 'foo_bar-one-py3-none-any.whl'");
-    rejects(() => wheel({}, 'foo_bar-1.0-x1-py3-none-any.whl'), 400, "Invalid build number: x1 in 'foo_bar-1.0-x1-py3-none-any.whl'");
-    rejects(
+  it('refuses malformed wheel filenames the way packaging words it', async () => {
+    await rejects(() => wheel({}, 'foo_bar-1.0-any.whl'), 400, "Invalid wheel filename (wrong number of parts): 'foo_bar-1.0-any.whl'");
+    await rejects(() => wheel({}, 'foo__bar-1.0-py3-none-any.whl'), 400, "Invalid project name: 'foo__bar-1.0-py3-none-any.whl'");
+    await rejects(() => wheel({}, 'foo_bar-one-py3-none-any.whl'), 400, "Invalid wheel filename (invalid version): 'foo_bar-one-py3-none-any.whl'");
+    await rejects(() => wheel({}, 'foo_bar-1.0-x1-py3-none-any.whl'), 400, "Invalid build number: x1 in 'foo_bar-1.0-x1-py3-none-any.whl'");
+    await rejects(
       () => wheel({}, 'foo_bar-1.0-py3-none-linux+x86.whl'),
       400,
       "Binary wheel 'foo_bar-1.0-py3-none-linux+x86.whl' has an unsupported platform tag 'linux+x86'.",
     );
-    rejects(() => wheel({}, 'foo_bar-1.0-py3..-none-any.whl'), 400, "Invalid wheel filename (invalid tag ''): 'foo_bar-1.0-py3..-none-any.whl'");
+    await rejects(() => wheel({}, 'foo_bar-1.0-py3..-none-any.whl'), 400, "Invalid wheel filename (invalid tag ''): 'foo_bar-1.0-py3..-none-any.whl'");
   });
 });
 
 describe('validateUpload: sdist filenames (PEP 625, legacy and .zip forms)', () => {
-  it('wants the name part to normalize to the project', () => {
-    rejects(() => sdist({}, 'other-1.0.tar.gz'), 400, "Filename 'other-1.0.tar.gz' is invalid, should be 'foo_bar-1.0.tar.gz'.");
-    rejects(() => sdist({ version: '1.0.0' }, 'foo-1.0.0.zip'), 400, "Filename 'foo-1.0.0.zip' is invalid, should be 'foo_bar-1.0.0.zip'.");
+  it('wants the name part to normalize to the project', async () => {
+    await rejects(() => sdist({}, 'other-1.0.tar.gz'), 400, "Filename 'other-1.0.tar.gz' is invalid, should be 'foo_bar-1.0.tar.gz'.");
+    await rejects(() => sdist({ version: '1.0.0' }, 'foo-1.0.0.zip'), 400, "Filename 'foo-1.0.0.zip' is invalid, should be 'foo_bar-1.0.0.zip'.");
   });
-  it('wants the form version', () => {
-    rejects(() => sdist({}, 'foo_bar-1.1.tar.gz'), 400, "Version in filename should be '1.0' not '1.1'.");
-    rejects(() => sdist({}, 'foo-bar-1.0.0.tar.gz'), 400, "Version in filename should be '1.0' not '1.0.0'.");
-    rejects(() => sdist({}, 'foo-bar-latest.tar.gz'), 400, "Version in filename should be '1.0' not 'latest'.");
+  it('wants the form version', async () => {
+    await rejects(() => sdist({}, 'foo_bar-1.1.tar.gz'), 400, "Version in filename should be '1.0' not '1.1'.");
+    await rejects(() => sdist({}, 'foo-bar-1.0.0.tar.gz'), 400, "Version in filename should be '1.0' not '1.0.0'.");
+    await rejects(() => sdist({}, 'foo-bar-latest.tar.gz'), 400, "Version in filename should be '1.0' not 'latest'.");
   });
-  it('refuses a name with no version part', () => {
-    rejects(() => sdist({}, 'foobar.tar.gz'), 400, 'Invalid source distribution filename: foobar.tar.gz');
-    rejects(() => sdist({}, '-1.0.tar.gz'), 400, 'Invalid source distribution filename: -1.0.tar.gz');
+  it('refuses a name with no version part', async () => {
+    await rejects(() => sdist({}, 'foobar.tar.gz'), 400, 'Invalid source distribution filename: foobar.tar.gz');
+    await rejects(() => sdist({}, '-1.0.tar.gz'), 400, 'Invalid source distribution filename: -1.0.tar.gz');
   });
 });
 
@@ -340,15 +356,15 @@ describe('validateUpload: the first failure in Warehouse order wins', () => {
     ['wheel name before wheel version', {}, 'Foo_Bar-2.0-py3-none-any.whl', "Filename 'Foo_Bar-2.0"],
   ];
   for (const [title, over, filename, start] of cases) {
-    it(title, () => {
-      assert.throws(
+    it(title, async () => {
+      await assert.rejects(
         () => wheel(over, filename),
         (e: unknown) => e instanceof LarderError && e.message.startsWith(start),
       );
     });
   }
-  it('content type before digest match', () => {
-    assert.throws(
+  it('content type before digest match', async () => {
+    await assert.rejects(
       () => wheel({ sha256_digest: '0'.repeat(64) }, undefined, { contentType: 'image/png' }),
       (e: unknown) => e instanceof LarderError && e.message === 'Invalid distribution file.',
     );
