@@ -2,7 +2,7 @@
  * `larder_event_loop_delay_seconds`: exported on /metrics as three quantiles that parse, a stall of the main
  * thread shows in the longest one, an old stall drops out after two intervals, and close() stops sampling.
  * The assertions are lower bounds a forced stall guarantees (a busier machine only makes delays longer),
- * or an upper bound far above what a busy machine adds.
+ * and comparisons with that stall.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -56,7 +56,7 @@ describe('larder_event_loop_delay_seconds', () => {
 
       await sleep(350);
       const later = delay.reading();
-      assert.ok(later[1] < 0.5, `three intervals later the stall is gone: ${JSON.stringify(later)}`);
+      assert.ok(later[1] < during['1']!, `three intervals later the stall is gone: ${JSON.stringify(later)} after ${JSON.stringify(during)}`);
     } finally {
       delay.close();
     }
