@@ -55,6 +55,7 @@ import { createWebUi } from './web/web-ui.js';
 import { StorageReporter } from './metrics/storage-reporter.js';
 import { Metrics } from './metrics/metrics.js';
 import { BackendMetrics } from './metrics/backend-metrics.js';
+import { EventLoopDelay } from './metrics/event-loop-delay.js';
 import type { BlobStore } from './store/blob-store.js';
 import { DiskSpace } from './store/disk-space.js';
 import type { IndexStore } from './store/index-store.js';
@@ -204,6 +205,8 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     descriptions: new Descriptions(descriptionThread, { counted: (outcome) => metrics.descriptionRenders.inc({ outcome }) }),
     passwords,
   });
+  // Made once nothing can fail any more: close() is what stops it.
+  const eventLoopDelay = new EventLoopDelay(metrics.registry);
 
   // Koa reports a failed body stream both from the stream and from its pipe into the response: logged once.
   const reported = new WeakSet<object>();
@@ -256,6 +259,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
       await closed;
     }
     await Promise.all(clients.map((c) => c.close()));
+    eventLoopDelay.close();
     await passwords.close();
     await descriptionThread.close();
     await stores.close();
