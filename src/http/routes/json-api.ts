@@ -7,7 +7,7 @@ import { normalizeName } from '../../model/names.js';
 import { checkProjectName, checkVersionSegment } from '../../index/client-names.js';
 import { renderProjectJson, renderReleaseJson } from '../../render/json-api.js';
 import type { HttpDeps } from '../deps.js';
-import { baseUrl, sendIndexDocument } from '../respond.js';
+import { requestBaseUrl, sendIndexDocument } from '../respond.js';
 import { redirect } from './simple.js';
 
 const jsonNotFound = () => new LarderError('not_found', 'Not Found', {}, '{"message": "Not Found"}', 'application/json');
@@ -41,8 +41,10 @@ export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
     if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
     if (trace.upstream) ctx.set('X-Larder-Upstream', trace.upstream);
     if (!doc) throw jsonNotFound();
-    const base = baseUrl(ctx, deps.config);
-    const key = `json\0${base}\0${name}\0${version ?? ''}`;
+    // Absolute URLs, as on pypi.org: under LARDER_PUBLIC_URL (kept and shared), else from this request's
+    // Host, made for this request alone (not kept, and private to caches).
+    const base = requestBaseUrl(ctx, deps.config);
+    const key = deps.config.publicUrl ? `json\0${name}\0${version ?? ''}` : null;
     const rendered = deps.rendered.get(key, doc, () => {
       const body = version === null ? renderProjectJson(doc, base) : renderReleaseJson(doc, version, base);
       if (body === null) throw jsonNotFound();
