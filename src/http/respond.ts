@@ -87,6 +87,9 @@ export function traceHeaders(trace: SourceTrace): [string, string][] {
   return headers;
 }
 
+/** Smaller bodies are sent as they are. */
+export const GZIP_MIN_BYTES = 512;
+
 /**
  * A rendered index page or JSON document with ETag, serial, cache and CORS headers, gzip-encoded when the
  * client accepts it (its own strong ETag), and 304 when the client already has it. A `key` of null is a
@@ -100,7 +103,7 @@ export function indexDocumentAnswer(
   varyAccept: boolean,
   request: DocumentRequest,
 ): Answer {
-  const gzip = takesGzip(request.acceptEncoding) && doc.body.length > 512;
+  const gzip = takesGzip(request.acceptEncoding) && doc.body.length > GZIP_MIN_BYTES;
   const etag = gzip ? gzipEtag(doc.etag) : doc.etag;
   const headers = [...traceHeaders(request.trace), ...INDEX_CORS_HEADERS];
   headers.push(

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
@@ -221,6 +222,19 @@ describe('the Host header', () => {
       assert.equal(JSON_API_SHAPE(ordinary.body).urls[0]!.url, `${l.url}/packages/host-app/${wheel.filename}`);
       assert.ok(!ordinary.body.toString('utf8').includes('other.example'));
       assert.notEqual(ordinary.headers.etag, other.headers.etag);
+
+      // The same Host again: the same ETag (304 when the client has it), and gzip that decodes to the same bytes.
+      const again = await withHosts(l.url, '/pypi/host-app/json', ['other.example:1234']);
+      assert.equal(again.headers.etag, other.headers.etag);
+      const zipped = await rawRequest(`${l.url}/pypi/host-app/json`, {
+        rawRequest: 'GET /pypi/host-app/json HTTP/1.1\r\nHost: other.example:1234\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n',
+      });
+      assert.equal(zipped.headers['content-encoding'], 'gzip');
+      assert.ok(gunzipSync(zipped.body).equals(other.body));
+      const unchanged = await rawRequest(`${l.url}/pypi/host-app/json`, {
+        rawRequest: `GET /pypi/host-app/json HTTP/1.1\r\nHost: other.example:1234\r\nIf-None-Match: ${other.headers.etag}\r\nConnection: close\r\n\r\n`,
+      });
+      assert.equal(status(unchanged), 304);
     }
   });
 
