@@ -11,7 +11,7 @@ export interface Config extends policy.PolicyConfig, backends.BackendConfig {
   /** Upstream simple index URL, or null when disabled (`none`). */
   upstream: string | null;
   offline: boolean;
-  /** Base URL clients reach larder at, without trailing slash; null = taken from each request. */
+  /** Base URL clients reach larder at, without trailing slash; null = links are relative (the JSON API and the web pages use the checked Host). */
   publicUrl: string | null;
   /** Largest accepted upload, in bytes. */
   maxUploadSize: number;

@@ -24,7 +24,7 @@ const QUOTED = 80;
 const SHAPE = 'host[:port]: a DNS name, an IPv4 address or a [bracketed] IPv6 address, and an optional numeric port';
 
 /** True for `host[:port]` as described above. */
-export function isValidHost(value: string): boolean {
+function isValidHost(value: string): boolean {
   let host = value;
   let port: string | null = null;
   if (value.startsWith('[')) {
@@ -50,9 +50,17 @@ export function isValidHost(value: string): boolean {
 
 /** The request's Host (null when an HTTP/1.0 request sends none), or why the request is refused. */
 export function hostOf(req: IncomingMessage): { host: string | null } | { refusal: string } {
-  const values = req.headersDistinct.host ?? [];
-  if (values.length > 1) return { refusal: `The request has ${values.length} Host headers; send exactly one (${SHAPE}).` };
-  const value = values[0];
+  // Node keeps the first of several Host headers in `req.headers`: the raw list tells how many came.
+  const raw = req.rawHeaders;
+  let count = 0;
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') {
+      count++;
+      value ??= raw[i + 1];
+    }
+  }
+  if (count > 1) return { refusal: `The request has ${count} Host headers; send exactly one (${SHAPE}).` };
   if (value === undefined || (value === '' && req.httpVersion === '1.0')) return { host: null };
   if (value === '') return { refusal: `The Host header is empty; send ${SHAPE}.` };
   if (!isValidHost(value)) {

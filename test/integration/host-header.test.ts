@@ -100,6 +100,14 @@ describe('the Host header', () => {
     }
   });
 
+  test('a refused Host is counted like any other request', async () => {
+    const metrics = async () =>
+      (await (await fetch(`${koaOnly.url}/metrics`)).text()).match(/^larder_http_requests_total\{route="unmatched",method="GET",status="400"\} (\d+)$/m)?.[1];
+    const before = Number((await metrics()) ?? 0);
+    assert.equal(status(await withHosts(koaOnly.url, '/simple/', ['a/b'])), 400);
+    assert.equal(Number(await metrics()), before + 1);
+  });
+
   test('two Host headers are refused with 400, even when they agree', async () => {
     for (const l of [fast, koaOnly]) {
       const port = new URL(l.url).port;
