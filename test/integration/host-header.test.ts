@@ -5,7 +5,10 @@
  * the web pages, which need absolute URLs, take them from a valid Host and are never shared between Hosts.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -251,6 +254,42 @@ describe('the Host header', () => {
     assert.equal(status(help), 200);
     assert.ok(help.body.toString('utf8').includes('http://other.example:1234/simple/'));
     assert.match(help.headers['cache-control']!, /\bprivate\b/);
+  });
+
+  test('behind a reverse proxy that mounts larder under /pypi/, the links resolve through the proxy', async () => {
+    const target = new URL(fast.url);
+    const proxy = createServer((req, res) => {
+      if (!req.url!.startsWith('/pypi/')) return void res.writeHead(404).end();
+      const headers = { ...req.headers, host: 'index.example' };
+      const forwarded = request({ host: target.hostname, port: target.port, path: req.url!.slice('/pypi'.length), headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(forwarded);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const root = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/pypi/simple/`;
+      const list = await (await fetch(root, { headers: { Accept: 'text/html' } })).text();
+      const pageUrl = new URL(/<a href="([^"]+)">host-app<\/a>/.exec(list)![1]!, root).href;
+      assert.equal(pageUrl, `${root}host-app/`);
+      for (const accept of [PIP_ACCEPT, 'text/html']) {
+        const page = await (await fetch(pageUrl, { headers: { Accept: accept } })).text();
+        const href = accept === PIP_ACCEPT ? (JSON.parse(page) as { files: { url: string }[] }).files[0]!.url : /<a href="([^"#]+)/.exec(page)![1]!;
+        const fileUrl = new URL(href, pageUrl);
+        assert.equal(fileUrl.pathname, `/pypi/packages/host-app/${wheel.filename}`);
+        const file = await fetch(fileUrl);
+        assert.equal(file.status, 200);
+        assert.equal(
+          createHash('sha256')
+            .update(Buffer.from(await file.arrayBuffer()))
+            .digest('hex'),
+          wheel.sha256,
+        );
+      }
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   test('with LARDER_PUBLIC_URL, links are absolute under it whatever the Host, and the JSON API is shared', async () => {
