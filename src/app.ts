@@ -18,6 +18,7 @@ import { errorMiddleware } from './http/error-middleware.js';
 import { readAuthMiddleware } from './http/read-auth.js';
 import { RenderedCache } from './http/rendered-cache.js';
 import { fastPath, type FastPathParts } from './http/fast-path.js';
+import { hostGate } from './http/host-header.js';
 import { warmUp } from './http/warm-up.js';
 import { smallBodyCache } from './http/file-answer.js';
 import { Handoff } from './http/handoff.js';
@@ -229,7 +230,9 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   koa.use(router.routes());
   koa.use(router.allowedMethods());
 
-  const handle = options.fastPath === false ? koa.callback() : fastPath(deps, parts, koa.callback());
+  const routed = options.fastPath === false ? koa.callback() : fastPath(deps, parts, koa.callback());
+  // A duplicate or malformed Host is refused before either entry point sees the request.
+  const handle = hostGate(routed, parts.record);
   let inflight = 0;
   const countInflight = (req: IncomingMessage, res: ServerResponse) => {
     inflight++;

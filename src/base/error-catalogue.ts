@@ -18,6 +18,10 @@ export const ERROR_CATALOGUE = {
   version_too_long: { status: 400, meaning: 'A version sent by the client is longer than 255 bytes.' },
   filename_too_long: { status: 400, meaning: 'A file name sent by the client is longer than 255 bytes.' },
   invalid_filename: { status: 400, meaning: 'A file name (in a URL or an upload) has characters larder refuses, such as a path.' },
+  invalid_host: {
+    status: 400,
+    meaning: 'The request has more than one Host header, or one that is not host[:port] (a DNS name or IP address, optional port).',
+  },
   range_not_satisfiable: { status: 416, meaning: 'A Range request starts beyond the end of the file.' },
   internal: { status: 500, meaning: 'An unexpected failure; the details are in the server log.' },
   disk_full: { status: 507, meaning: 'The data disk is full (or below LARDER_DISK_RESERVE): nothing was stored.' },

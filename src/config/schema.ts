@@ -11,7 +11,7 @@ export interface Config extends policy.PolicyConfig, backends.BackendConfig {
   /** Upstream simple index URL, or null when disabled (`none`). */
   upstream: string | null;
   offline: boolean;
-  /** Base URL clients reach larder at, without trailing slash; null = taken from each request. */
+  /** Base URL clients reach larder at, without trailing slash; null = links are relative (the JSON API and the web pages use the checked Host). */
   publicUrl: string | null;
   /** Largest accepted upload, in bytes. */
   maxUploadSize: number;
@@ -143,7 +143,13 @@ export const SETTINGS = [
   setting('data', 'LARDER_DATA', '--data', parseString, 'data directory: LMDB metadata, blobs, tmp'),
   setting('upstream', 'LARDER_UPSTREAM', '--upstream', parseUpstream, 'upstream simple index URL, or none'),
   setting('offline', 'LARDER_OFFLINE', '--offline', parseBoolean, 'never contact the upstream; serve only what is cached'),
-  setting('publicUrl', 'LARDER_PUBLIC_URL', '--public-url', parsePublicUrl, 'base URL clients use; default: from each request'),
+  setting(
+    'publicUrl',
+    'LARDER_PUBLIC_URL',
+    '--public-url',
+    parsePublicUrl,
+    "base URL clients use, for absolute links; default: relative links (the JSON API uses the request's Host)",
+  ),
   setting('maxUploadSize', 'LARDER_MAX_UPLOAD_SIZE', '--max-upload-size', parseSize, 'largest accepted upload'),
   setting('readAuth', 'LARDER_READ_AUTH', '--read-auth', parseBoolean, 'reads need credentials too'),
   setting('logLevel', 'LARDER_LOG_LEVEL', '--log-level', parseLogLevel, 'log level'),

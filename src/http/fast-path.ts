@@ -17,7 +17,6 @@ import type { Handoff } from './handoff.js';
 import type { Negotiator } from './negotiate.js';
 import type { RequestRecorder } from './request-log.js';
 import { loggedError } from './logged-error.js';
-import { baseUrlFor } from './respond.js';
 import { fileRequest, fileTarget } from './routes/files.js';
 import { projectPageAnswer } from './routes/simple.js';
 
@@ -94,9 +93,8 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
       if (found) {
         const { headers } = req;
         const chosen = negotiate(undefined, headers.accept || undefined);
-        const base = baseUrlFor(deps.config, headers.host);
         const request = { acceptEncoding: headers['accept-encoding'] || undefined, ifNoneMatch: headers['if-none-match'] || undefined, trace };
-        return await send(req, res, projectPageAnswer(deps, found, chosen, base, request), sent);
+        return await send(req, res, projectPageAnswer(deps, found, chosen, request), sent);
       }
     } catch {
       // The route answers errors.

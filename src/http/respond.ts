@@ -1,19 +1,48 @@
-/** Shared response helpers: base URL, index cache and CORS headers, and the answer for a rendered index document. */
+/** Shared response helpers: link bases, index cache and CORS headers, and the answer for a rendered index document. */
+import type { Socket } from 'node:net';
 import type { Context } from 'koa';
 import type { Config } from '../config/schema.js';
 import type { SourceTrace } from '../model/documents.js';
+import { FROM_PROJECT_PAGE } from '../render/urls.js';
 import type { Answer } from './answer.js';
 import { sendThroughKoa } from './answer.js';
 import { etagListed, gzipEtag } from './etag.js';
+import { hostOf } from './host-header.js';
 import type { Rendered, RenderedCache } from './rendered-cache.js';
 
-/** `config.publicUrl`, else what the request's Host says (as Koa's `ctx.protocol` is `http` unless told to trust proxies). */
-export function baseUrlFor(config: Config, host: string | undefined, protocol = 'http'): string {
-  return config.publicUrl ?? `${protocol}://${host ?? ''}`;
+/**
+ * The base of absolute URLs in an answer that no cache shares (the JSON API without LARDER_PUBLIC_URL, the
+ * web pages' snippets): LARDER_PUBLIC_URL, else this request's Host (checked by `hostGate` before routing),
+ * else, for an HTTP/1.0 request without one, the address the request came in on. `ctx.protocol` is `http`
+ * unless the connection is TLS: proxy headers are not trusted.
+ */
+export function requestBaseUrl(ctx: Context, config: Config): string {
+  if (config.publicUrl) return config.publicUrl;
+  const found = hostOf(ctx.req);
+  const host = 'host' in found && found.host !== null ? found.host : localAuthority(ctx.req.socket);
+  return `${ctx.protocol}://${host}`;
 }
 
-export function baseUrl(ctx: Context, config: Config): string {
-  return baseUrlFor(config, ctx.host, ctx.protocol);
+function localAuthority(socket: Socket): string {
+  const address = (socket.localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.)/, '');
+  return `${address.includes(':') ? `[${address}]` : address}:${socket.localPort ?? 80}`;
+}
+
+/**
+ * Where the links of a project page (`/simple/<p>/`, HTML or JSON) lead: under LARDER_PUBLIC_URL, else
+ * relative to the page (`../../packages/<p>/<file>`), so that one rendering serves every client and a
+ * reverse proxy may mount larder under a path prefix. Never from the request's Host.
+ */
+export function projectPageLinkBase(config: Config): string {
+  return config.publicUrl ?? FROM_PROJECT_PAGE;
+}
+
+/**
+ * Where the root page's links start: the path of LARDER_PUBLIC_URL (`<path>/simple/<p>/`, host-relative,
+ * which keeps a 600,000-name page small), else undefined: relative to the page (`<p>/`). Never from the Host.
+ */
+export function rootPageLinkBase(config: Config): string | undefined {
+  return config.publicUrl ? new URL(config.publicUrl).pathname.replace(/\/+$/, '') : undefined;
 }
 
 export const INDEX_CORS = {
@@ -25,8 +54,9 @@ export const INDEX_CORS = {
 };
 const INDEX_CORS_HEADERS = Object.entries(INDEX_CORS);
 
-export function indexCacheControl(config: Config): string {
-  return `max-age=${config.indexMaxAge}, ${config.readAuth ? 'private' : 'public'}`;
+/** `private` when reads need credentials or the answer was made for this request alone (links from its Host). */
+export function indexCacheControl(config: Config, ownAnswer = false): string {
+  return `max-age=${config.indexMaxAge}, ${config.readAuth || ownAnswer ? 'private' : 'public'}`;
 }
 
 const GZIP = /\bgzip\b/i;
@@ -57,16 +87,27 @@ export function traceHeaders(trace: SourceTrace): [string, string][] {
   return headers;
 }
 
+/** Smaller bodies are sent as they are. */
+export const GZIP_MIN_BYTES = 512;
+
 /**
  * A rendered index page or JSON document with ETag, serial, cache and CORS headers, gzip-encoded when the
- * client accepts it (its own strong ETag), and 304 when the client already has it.
+ * client accepts it (its own strong ETag), and 304 when the client already has it. A `key` of null is a
+ * document made for this request alone (absolute links from its Host): not kept, and `private` for caches.
  */
-export function indexDocumentAnswer(config: Config, cache: RenderedCache, key: string, doc: Rendered, varyAccept: boolean, request: DocumentRequest): Answer {
-  const gzip = takesGzip(request.acceptEncoding) && doc.body.length > 512;
+export function indexDocumentAnswer(
+  config: Config,
+  cache: RenderedCache,
+  key: string | null,
+  doc: Rendered,
+  varyAccept: boolean,
+  request: DocumentRequest,
+): Answer {
+  const gzip = takesGzip(request.acceptEncoding) && doc.body.length > GZIP_MIN_BYTES;
   const etag = gzip ? gzipEtag(doc.etag) : doc.etag;
   const headers = [...traceHeaders(request.trace), ...INDEX_CORS_HEADERS];
   headers.push(
-    ['Cache-Control', indexCacheControl(config)],
+    ['Cache-Control', indexCacheControl(config, key === null)],
     ['X-PyPI-Last-Serial', String(doc.serial)],
     ['ETag', etag],
     ['Vary', varyAccept ? 'Accept, Accept-Encoding' : 'Accept-Encoding'],
@@ -80,7 +121,7 @@ export function indexDocumentAnswer(config: Config, cache: RenderedCache, key: s
 }
 
 /** Sends a rendered index document through Koa (see `indexDocumentAnswer`). */
-export function sendIndexDocument(ctx: Context, config: Config, cache: RenderedCache, key: string, doc: Rendered, varyAccept: boolean): Promise<void> {
+export function sendIndexDocument(ctx: Context, config: Config, cache: RenderedCache, key: string | null, doc: Rendered, varyAccept: boolean): Promise<void> {
   const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, trace: {} };
   return sendThroughKoa(ctx, indexDocumentAnswer(config, cache, key, doc, varyAccept, request));
 }

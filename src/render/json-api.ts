@@ -26,7 +26,7 @@
  * a made-up 0 or "" (pypi.org never sends an empty digest). docs/json-api.md lists what is filled from where.
  */
 import type { ProjectReleases, Release, ReleaseFile } from '../model/documents.js';
-import { compareCodePoints, toWireJson } from './json-wire.js';
+import { compareCodePoints, fillBase, toWireJson, UrlUnderBase } from './json-wire.js';
 import { latestRelease, findRelease } from '../model/release-choice.js';
 import { coreMetadata } from './simple-fields.js';
 import { isoUploadTime, naiveUploadTime } from './timestamps.js';
@@ -36,24 +36,42 @@ const NO_DOWNLOADS = { last_day: -1, last_month: -1, last_week: -1 };
 
 /** The project document, describing the latest release; null when the project has no releases (404). */
 export function renderProjectJson(doc: ProjectReleases, base: string): string | null {
-  const release = latestRelease(doc.releases);
-  return release && renderDocument(doc, release, base, true);
+  const template = renderProjectJsonTemplate(doc);
+  return template && fillBase(template, base);
 }
 
 /** The document of one release, found by exact or canonical version; null when none matches (404). */
 export function renderReleaseJson(doc: ProjectReleases, version: string, base: string): string | null {
-  const release = findRelease(doc.releases, version);
-  return release && renderDocument(doc, release, base, false);
+  const template = renderReleaseJsonTemplate(doc, version);
+  return template && fillBase(template, base);
 }
 
-function renderDocument(doc: ProjectReleases, release: Release, base: string, isProjectDoc: boolean): string {
+/**
+ * The project document with its absolute URLs left open for `fillBase`: one rendering for every base
+ * (the JSON API fills in the request's Host when LARDER_PUBLIC_URL is not set).
+ */
+export function renderProjectJsonTemplate(doc: ProjectReleases): string | null {
+  const release = latestRelease(doc.releases);
+  return release && renderDocument(doc, release, true);
+}
+
+/** The release document, likewise. */
+export function renderReleaseJsonTemplate(doc: ProjectReleases, version: string): string | null {
+  const release = findRelease(doc.releases, version);
+  return release && renderDocument(doc, release, false);
+}
+
+/** `<base><path>`, the base filled in later. */
+const underBase = (url: string) => new UrlUnderBase(url);
+
+function renderDocument(doc: ProjectReleases, release: Release, isProjectDoc: boolean): string {
   const releases: Record<string, unknown[]> = {};
-  for (const each of doc.releases) releases[each.version] = filesJson(doc, each, base);
+  for (const each of doc.releases) releases[each.version] = filesJson(doc, each);
   return toWireJson({
-    info: infoJson(doc, release, base, isProjectDoc),
+    info: infoJson(doc, release, isProjectDoc),
     last_serial: doc.serial,
     releases,
-    urls: filesJson(doc, release, base),
+    urls: filesJson(doc, release),
     vulnerabilities: doc.vulnerabilities?.[release.version] ?? [],
     ownership: doc.ownership && {
       roles: [...doc.ownership.roles].sort((a, b) => Number(a.role !== 'Owner') - Number(b.role !== 'Owner') || compareCodePoints(a.user, b.user)),
@@ -62,7 +80,7 @@ function renderDocument(doc: ProjectReleases, release: Release, base: string, is
   });
 }
 
-function infoJson(doc: ProjectReleases, release: Release, base: string, isProjectDoc: boolean): Record<string, unknown> {
+function infoJson(doc: ProjectReleases, release: Release, isProjectDoc: boolean): Record<string, unknown> {
   const meta = release.metadata;
   const info: Record<string, unknown> = {
     author: meta.author ?? '',
@@ -83,11 +101,11 @@ function infoJson(doc: ProjectReleases, release: Release, base: string, isProjec
     maintainer: meta.maintainer,
     maintainer_email: meta.maintainer_email,
     name: doc.displayName,
-    package_url: projectUrl(base, doc.name),
+    package_url: underBase(projectUrl('', doc.name)),
     platform: meta.platform ?? '',
-    project_url: projectUrl(base, doc.name),
+    project_url: underBase(projectUrl('', doc.name)),
     provides_extra: listOrNull(meta.provides_extra),
-    release_url: releaseUrl(base, doc.name, release.version),
+    release_url: underBase(releaseUrl('', doc.name, release.version)),
     requires_dist: listOrNull(meta.requires_dist),
     requires_python: meta.requires_python || null,
     summary: meta.summary ?? '',
@@ -103,11 +121,11 @@ function listOrNull<T>(list: T[] | null | undefined): T[] | null {
   return list && list.length > 0 ? list : null;
 }
 
-function filesJson(doc: ProjectReleases, release: Release, base: string): unknown[] {
-  return [...release.files].sort((a, b) => compareCodePoints(a.filename, b.filename)).map((file) => fileJson(doc, release, file, base));
+function filesJson(doc: ProjectReleases, release: Release): unknown[] {
+  return [...release.files].sort((a, b) => compareCodePoints(a.filename, b.filename)).map((file) => fileJson(doc, release, file));
 }
 
-function fileJson(doc: ProjectReleases, release: Release, file: ReleaseFile, base: string): Record<string, unknown> {
+function fileJson(doc: ProjectReleases, release: Release, file: ReleaseFile): Record<string, unknown> {
   const yanked = release.yanked || file.yanked;
   const md5 = file.hashes.md5 ?? null;
   return {
@@ -124,7 +142,7 @@ function fileJson(doc: ProjectReleases, release: Release, file: ReleaseFile, bas
     size: file.size ?? null,
     upload_time: naiveUploadTime(file.uploadTime),
     upload_time_iso_8601: isoUploadTime(file.uploadTime),
-    url: fileUrl(base, doc.name, file.filename),
+    url: underBase(fileUrl('', doc.name, file.filename)),
     yanked,
     yanked_reason: yanked ? file.yankedReason || release.yankedReason || null : null,
   };

@@ -14,9 +14,37 @@ export function toCompactJson(value: unknown): string {
   return serialize(value) ?? 'null';
 }
 
+/**
+ * A URL whose base is filled in later (`fillBase`), so that one serialization serves every base: it is
+ * written as a raw NUL, which marks where the base goes, then the path. JSON.stringify escapes every
+ * control character, so no NUL in the output comes from the data.
+ */
+export class UrlUnderBase {
+  constructor(readonly path: string) {}
+}
+
+const BASE_MARK = '\u0000';
+
+/** A document serialized with `UrlUnderBase` values, with `base` (no trailing slash) put at each mark. */
+export function fillBase(template: string, base: string): string {
+  return template.split(BASE_MARK).join(jsonEscaped(base));
+}
+
+/** The same on the UTF-8 bytes (where a 0 byte is only ever U+0000). */
+export function fillBaseBytes(template: Buffer, base: string): Buffer {
+  // latin1 maps each byte to one character and back: the bytes pass through untouched, the filler as UTF-8.
+  const filler = Buffer.from(jsonEscaped(base), 'utf8').toString('latin1');
+  return Buffer.from(template.toString('latin1').split(BASE_MARK).join(filler), 'latin1');
+}
+
+function jsonEscaped(base: string): string {
+  return JSON.stringify(base.replace(/\/+$/, '')).slice(1, -1);
+}
+
 /** undefined for values JSON.stringify leaves out of objects (undefined, functions, symbols). */
 function serialize(value: unknown): string | undefined {
   if (value === null) return 'null';
+  if (value instanceof UrlUnderBase) return `"${BASE_MARK}${JSON.stringify(value.path).slice(1)}`;
   switch (typeof value) {
     case 'string':
     case 'boolean':

@@ -4,7 +4,7 @@ import { API_VERSION, pageApiVersion } from './api-version.js';
 import { escapeHtml } from './html-escape.js';
 import { preferredHash } from './hashes.js';
 import { coreMetadata, projectStatus, requiresPython, sortedFiles, yankedReason } from './simple-fields.js';
-import { fileUrlWithHash, projectPagePath } from './urls.js';
+import { fileUrlWithHash, projectPagePath, projectPageSegment } from './urls.js';
 
 /** Anchors per chunk of the streamed root page. */
 const ROOT_BATCH = 1000;
@@ -59,16 +59,17 @@ function coreMetadataAttribute(file: FileEntry): string | null {
 }
 
 /**
- * The root page in pieces: the head, the anchors in batches, the tail. Links are `/simple/<normalized>/`
- * relative to the host, or absolute under `base` when one is given.
+ * The root page in pieces: the head, the anchors in batches, the tail. Links are `<normalized>/`, relative to
+ * the page, or `<base>/simple/<normalized>/` when a base is given (`''`: relative to the host, as on pypi.org).
  */
 export async function* renderRootHtmlChunks(entries: ProjectListInput, base?: string): AsyncIterable<string> {
   yield head('Simple Index', API_VERSION, []);
-  const prefix = base === undefined ? '' : base.replace(/\/+$/, '');
+  const prefix = base === undefined ? null : base.replace(/\/+$/, '');
   let batch: string[] = [];
   for await (const list of listBatches(entries)) {
     for (const entry of list) {
-      const href = `${prefix}${projectPagePath(entry.normalized ?? entry.name)}`;
+      const normalized = entry.normalized ?? entry.name;
+      const href = prefix === null ? projectPageSegment(normalized) : `${prefix}${projectPagePath(normalized)}`;
       batch.push(`    <a href="${escapeHtml(href)}">${escapeHtml(entry.name)}</a>\n`);
     }
     if (batch.length >= ROOT_BATCH) {

@@ -1,6 +1,7 @@
 /**
- * Absolute URLs larder publishes. `base` is the public base URL without a trailing slash
- * (e.g. `http://host:3142`); a trailing slash is tolerated.
+ * URLs larder publishes. `base` is the server's root as the reader reaches it: the public base URL without a
+ * trailing slash (e.g. `http://host:3142`; a trailing slash is tolerated), or a path relative to the page
+ * the URL appears on (`FROM_PROJECT_PAGE`).
  */
 import type { FileEntry } from '../model/documents.js';
 import { normalizeName } from '../model/names.js';
@@ -12,6 +13,18 @@ function trimBase(base: string): string {
 
 function projectSegment(name: string): string {
   return encodeURIComponent(normalizeName(name));
+}
+
+/**
+ * The server's root as seen from a project page, `/simple/<p>/`: its links `../../packages/<p>/<file>` lead to
+ * the same place whatever host and path prefix the client reached the page under (pip, uv, poetry and pdm
+ * resolve the links of PEP 503 and PEP 691 pages against the page's URL).
+ */
+export const FROM_PROJECT_PAGE = '../..';
+
+/** A project's simple page relative to the root page: `<normalized>/` (percent-encoded, so never a scheme nor a dot segment). */
+export function projectPageSegment(name: string): string {
+  return `${projectSegment(name)}/`;
 }
 
 /** Path of a project's simple page, for links relative to the host. */

@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { checkProjectName, checkVersionSegment } from '../index/client-names.js';
 import { normalizeName } from '../model/names.js';
-import { baseUrl } from '../http/respond.js';
+import { requestBaseUrl } from '../http/respond.js';
 import { wantsStatsJson } from '../http/routes/stats.js';
 import { privateFileTotals } from '../index/stats.js';
 import { refusalError } from '../policy/policy-source.js';
@@ -32,7 +32,7 @@ function redirect(ctx: Context, path: string): void {
 export function registerPageRoutes(router: Router, web: WebContext): void {
   const { http } = web.deps;
   const { config } = http;
-  const target = (ctx: Context) => ({ base: baseUrl(ctx, config).replace(/\/+$/, ''), readAuth: config.readAuth });
+  const target = (ctx: Context) => ({ base: requestBaseUrl(ctx, config).replace(/\/+$/, ''), readAuth: config.readAuth });
   const upstream = config.upstream ? UpstreamClient.stripCredentials(config.upstream) : null;
 
   router.get('/', async (ctx) => {

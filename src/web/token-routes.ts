@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { parseExpiry } from '../auth/token-expiry.js';
 import { newToken } from '../auth/tokens.js';
 import { notFound } from '../base/errors.js';
-import { baseUrl } from '../http/respond.js';
+import { requestBaseUrl } from '../http/respond.js';
 import { accountLooker, accountSession } from './account-access.js';
 import { scopeChoices, sendAccount } from './account-page.js';
 import { fields, field, formBody } from './forms.js';
@@ -73,7 +73,7 @@ export function registerTokenRoutes(router: Router, web: WebContext): void {
 
     const { token, record } = newToken(user, { projects, description: draft.description, expiresAt: expiry.expiresAt }, new Date(now));
     await meta.putToken(record);
-    const target = { base: baseUrl(ctx, config).replace(/\/+$/, ''), readAuth: config.readAuth };
+    const target = { base: requestBaseUrl(ctx, config).replace(/\/+$/, ''), readAuth: config.readAuth };
     const pypirc = publishSnippets(target)
       .find((s) => s.id === 'pypirc')!
       .text.replace('YOUR-LARDER-TOKEN', token);

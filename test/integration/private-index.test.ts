@@ -106,9 +106,12 @@ describe('private index over HTTP', () => {
   });
 
   test('file bytes and .metadata match the advertised hashes', async () => {
-    const page = (await (await fetch(`${server.url}/simple/acme-widgets/`, { headers: { Accept: PIP_ACCEPT } })).json()) as {
+    const pageUrl = `${server.url}/simple/acme-widgets/`;
+    const page = (await (await fetch(pageUrl, { headers: { Accept: PIP_ACCEPT } })).json()) as {
       files: { filename: string; url: string; hashes: { sha256: string }; 'core-metadata': { sha256: string } | false }[];
     };
+    // The URLs are relative to the page (no LARDER_PUBLIC_URL), resolved as installers do.
+    for (const file of page.files) file.url = new URL(file.url, pageUrl).href;
     for (const file of page.files) {
       const bytes = Buffer.from(await (await fetch(file.url)).arrayBuffer());
       assert.equal(createHash('sha256').update(bytes).digest('hex'), file.hashes.sha256, file.filename);
@@ -246,7 +249,7 @@ describe('private index over HTTP', () => {
 
   test('root index lists projects in HTML and JSON; stats and health answer', async () => {
     const html = await (await fetch(`${server.url}/simple/`)).text();
-    assert.ok(html.includes('<a href="/simple/acme-widgets/">Acme.Widgets</a>'), html);
+    assert.ok(html.includes('<a href="acme-widgets/">Acme.Widgets</a>'), html);
     const json = (await (await fetch(`${server.url}/simple/`, { headers: { Accept: PIP_ACCEPT } })).json()) as { projects: { name: string }[] };
     assert.ok(json.projects.some((p) => p.name === 'Acme.Widgets'));
     const stats = (await (await fetch(`${server.url}/stats/`, { headers: { Accept: 'application/json' } })).json()) as {

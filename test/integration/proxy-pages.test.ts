@@ -25,7 +25,10 @@ const get = (url: string, headers: Record<string, string> = {}, timeoutMs = 15_0
 
 interface SimpleFile {
   filename: string;
+  /** Resolved against the page's URL, as installers do. */
   url: string;
+  /** As the page has it: relative to the page (no LARDER_PUBLIC_URL). */
+  rawUrl: string;
   hashes: Record<string, string>;
   size?: number;
   'upload-time'?: string;
@@ -41,26 +44,29 @@ interface SimpleDoc {
 }
 
 async function getJsonPage(base: string, project: string): Promise<{ got: Got; doc: SimpleDoc }> {
-  const got = await get(`${base}/simple/${project}/`, { Accept: PIP_ACCEPT });
+  const url = `${base}/simple/${project}/`;
+  const got = await get(url, { Accept: PIP_ACCEPT });
   assert.equal(got.status, 200, `GET /simple/${project}/: ${got.status} ${got.body.toString()}`);
   assert.equal(got.headers['content-type'], SIMPLE_JSON);
-  return { got, doc: JSON.parse(got.body.toString('utf8')) as SimpleDoc };
+  const doc = JSON.parse(got.body.toString('utf8')) as SimpleDoc;
+  for (const f of doc.files) Object.assign(f, { rawUrl: f.url, url: new URL(f.url, url).href });
+  return { got, doc };
 }
 
-async function getHtmlPage(base: string, project: string): Promise<{ got: Got; html: string }> {
-  const got = await get(`${base}/simple/${project}/`, { Accept: 'text/html' });
+async function getHtmlPage(base: string, project: string): Promise<{ got: Got; html: string; url: string }> {
+  const url = `${base}/simple/${project}/`;
+  const got = await get(url, { Accept: 'text/html' });
   assert.equal(got.status, 200, `GET /simple/${project}/ as HTML: ${got.status} ${got.body.toString()}`);
   assert.match(String(got.headers['content-type']), /^text\/html/);
-  return { got, html: got.body.toString('utf8') };
+  return { got, html: got.body.toString('utf8'), url };
 }
 
-/** Anchors of an HTML page: href and the raw attribute text. */
-function anchors(html: string): { href: string; text: string; attrs: string }[] {
-  return [...html.matchAll(/<a ([^>]*)>([^<]*)<\/a>/g)].map((m) => ({
-    href: /href="([^"]*)"/.exec(m[1]!)![1]!.replace(/&amp;/g, '&'),
-    text: m[2]!,
-    attrs: m[1]!,
-  }));
+/** Anchors of an HTML page: href (resolved against the page's URL, as installers do, and as written) and the raw attribute text. */
+function anchors(html: string, pageUrl: string): { href: string; rawHref: string; text: string; attrs: string }[] {
+  return [...html.matchAll(/<a ([^>]*)>([^<]*)<\/a>/g)].map((m) => {
+    const rawHref = /href="([^"]*)"/.exec(m[1]!)![1]!.replace(/&amp;/g, '&');
+    return { href: new URL(rawHref, pageUrl).href, rawHref, text: m[2]!, attrs: m[1]! };
+  });
 }
 
 const cacheState = (got: Got) => got.headers['x-larder-cache'];
@@ -159,13 +165,15 @@ describe('caching proxy: index pages', () => {
     const { doc } = await getJsonPage(l.url, 'app');
     assert.equal(doc.files.length, 2);
     for (const f of doc.files) {
+      assert.ok(f.rawUrl.startsWith('../../packages/app/'), `JSON url ${f.rawUrl} is relative to the page`);
       assert.ok(f.url.startsWith(`${l.url}/packages/app/`), `JSON url ${f.url} is larder's`);
       assert.ok(!f.url.includes(up.origin));
     }
-    const { html } = await getHtmlPage(l.url, 'app');
-    const links = anchors(html);
+    const { html, url } = await getHtmlPage(l.url, 'app');
+    const links = anchors(html, url);
     assert.equal(links.length, 2);
     for (const a of links) {
+      assert.ok(a.rawHref.startsWith(`../../packages/app/${a.text}#sha256=`), `HTML href ${a.rawHref} is relative to the page`);
       assert.ok(a.href.startsWith(`${l.url}/packages/app/${a.text}#sha256=`), `HTML href ${a.href} is larder's`);
     }
     const api = await get(`${l.url}/pypi/app/json`);
@@ -204,13 +212,13 @@ describe('caching proxy: index pages', () => {
     assert.ok(md.body.equals(appdep.metadata));
     assert.equal(sha256Hex(md.body), (wheelEntry['core-metadata'] as Record<string, string>).sha256);
     // The HTML form carries the same values.
-    const { html } = await getHtmlPage(l.url, 'appdep');
-    const a = anchors(html).find((x) => x.text === appdep.filename)!;
+    const { html, url } = await getHtmlPage(l.url, 'appdep');
+    const a = anchors(html, url).find((x) => x.text === appdep.filename)!;
     assert.ok(a.href.endsWith(`#sha256=${appdep.sha256}`));
     assert.match(a.attrs, /data-requires-python="&gt;=3.8"/);
     assert.match(a.attrs, new RegExp(`data-core-metadata="sha256=${appdep.metadataSha256}"`));
     assert.match(a.attrs, new RegExp(`data-dist-info-metadata="sha256=${appdep.metadataSha256}"`));
-    const s = anchors(html).find((x) => x.text === appdepSdist.filename)!;
+    const s = anchors(html, url).find((x) => x.text === appdepSdist.filename)!;
     assert.doesNotMatch(s.attrs, /data-core-metadata|data-dist-info-metadata/);
   });
 
@@ -232,9 +240,9 @@ describe('caching proxy: index pages', () => {
     assert.equal(y2.yanked, 'broken build');
     assert.equal(y1.yanked, true);
 
-    const { html } = await getHtmlPage(l.url, 'yanky');
-    const a2 = anchors(html).find((x) => x.text === yanky2.filename)!;
-    const a1 = anchors(html).find((x) => x.text === yanky1.filename)!;
+    const { html, url } = await getHtmlPage(l.url, 'yanky');
+    const a2 = anchors(html, url).find((x) => x.text === yanky2.filename)!;
+    const a1 = anchors(html, url).find((x) => x.text === yanky1.filename)!;
     assert.match(a2.attrs, /data-yanked="broken build"/);
     assert.match(a1.attrs, /data-yanked=""/);
 
@@ -437,8 +445,8 @@ describe('caching proxy: index pages', () => {
     assert.ok(w.url.startsWith(`${l.url}/packages/appdep/`));
     assert.deepEqual(doc.versions, ['1.0']);
 
-    const { html } = await getHtmlPage(l.url, 'appdep');
-    const links = anchors(html);
+    const { html, url } = await getHtmlPage(l.url, 'appdep');
+    const links = anchors(html, url);
     assert.equal(links.length, 2);
     for (const a of links) assert.ok(a.href.startsWith(`${l.url}/packages/appdep/${a.text}#sha256=`), a.href);
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { ProjectReleases, Release, ReleaseFile, ReleaseMetadata, Vulnerability } from '../../src/model/documents.js';
 import { normalizeName } from '../../src/model/names.js';
-import { renderProjectJson, renderReleaseJson } from '../../src/render/json-api.js';
+import { renderProjectJson, renderProjectJsonTemplate, renderReleaseJson } from '../../src/render/json-api.js';
+import { fillBase, fillBaseBytes } from '../../src/render/json-wire.js';
 import { findRelease, latestRelease } from '../../src/model/release-choice.js';
 
 const FIXTURES = new URL('../fixtures/spec/', import.meta.url);
@@ -126,6 +127,34 @@ test("fixture requests: the project document has every key of PyPI's, with the s
     assert.deepEqual(ours.releases[version], files.map(expectedFile), `releases[${version}]`);
   }
   assert.deepEqual(ours.vulnerabilities, []);
+});
+
+test('one rendering serves every base: the URLs are filled in, text that looks like a mark is not', () => {
+  const { doc } = requestsProject();
+  const latest = doc.releases.find((r) => r.version === '2.32.4')!;
+  const tricky: ProjectReleases = {
+    ...doc,
+    releases: doc.releases.map((r) => (r === latest ? { ...r, metadata: { ...r.metadata, summary: 'NUL \u0000 and é, then \\u0000' } } : r)),
+  };
+  const template = renderProjectJsonTemplate(tricky)!;
+  const bases = ['http://other.example:1234', 'https://index.example/pypi/'];
+  const [one, two] = bases.map((base) => JSON.parse(fillBase(template, base)));
+  assert.equal(one.info.summary, 'NUL \u0000 and é, then \\u0000');
+  assert.equal(two.info.summary, one.info.summary);
+  assert.equal(one.info.release_url, 'http://other.example:1234/project/requests/2.32.4/');
+  assert.equal(two.info.release_url, 'https://index.example/pypi/project/requests/2.32.4/');
+  assert.ok(one.urls[0].url.startsWith('http://other.example:1234/packages/requests/'), one.urls[0].url);
+  assert.deepEqual(
+    { ...one, info: { ...one.info, package_url: 0, project_url: 0, release_url: 0 }, urls: 0, releases: 0 },
+    {
+      ...two,
+      info: { ...two.info, package_url: 0, project_url: 0, release_url: 0 },
+      urls: 0,
+      releases: 0,
+    },
+  );
+  assert.equal(fillBase(template, bases[0]!), renderProjectJson(tricky, bases[0]!));
+  assert.ok(fillBaseBytes(Buffer.from(template), bases[0]!).equals(Buffer.from(fillBase(template, bases[0]!))), 'the same on bytes');
 });
 
 test('versions without files map to []', () => {

@@ -7,6 +7,7 @@ import { normalizeName } from '../../src/model/names.js';
 import { fileEntry, projectPage, SHA } from '../helpers/model-builders.js';
 import { renderProjectHtml, renderRootHtml, renderRootHtmlChunks } from '../../src/render/simple-html.js';
 import { API_VERSION } from '../../src/render/api-version.js';
+import { FROM_PROJECT_PAGE } from '../../src/render/urls.js';
 
 const FIXTURES = new URL('../fixtures/spec/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
@@ -52,6 +53,17 @@ test('project page has the exact PyPI shape', () => {
       '',
     ].join('\n'),
   );
+});
+
+test('project page links relative to the page lead to /packages/ under any host and path prefix', () => {
+  const html = renderProjectHtml(page([file('demo_pkg-1.0+local.tar.gz', { hashes: { sha256: 'c'.repeat(64) } })]), FROM_PROJECT_PAGE);
+  const href = cheerio.load(html)('a').attr('href')!;
+  assert.equal(href, `../../packages/demo-pkg/demo_pkg-1.0%2Blocal.tar.gz#sha256=${'c'.repeat(64)}`);
+  assert.equal(
+    new URL(href, 'http://larder.test:3142/simple/demo-pkg/').href,
+    `http://larder.test:3142/packages/demo-pkg/demo_pkg-1.0%2Blocal.tar.gz#sha256=${'c'.repeat(64)}`,
+  );
+  assert.equal(new URL(href, 'https://proxy.example/pypi/simple/demo-pkg/?format=text/html').pathname, '/pypi/packages/demo-pkg/demo_pkg-1.0%2Blocal.tar.gz');
 });
 
 test('repository-version meta is the advertised API version', () => {
@@ -249,7 +261,8 @@ test('root page, one anchor per project, normalized href, name as given, title "
   const projects = $o('a')
     .map((_, a) => ({ name: $o(a).text() }))
     .get();
-  const html = await renderRootHtml(projects);
+  // A base of '' links relative to the host, as pypi.org does.
+  const html = await renderRootHtml(projects, '');
   const $r = cheerio.load(html);
   assert.equal($r('title').text(), 'Simple Index');
   assert.equal($r('meta[name="pypi:repository-version"]').attr('content'), API_VERSION);
@@ -259,6 +272,18 @@ test('root page, one anchor per project, normalized href, name as given, title "
       .get();
   assert.deepEqual(pairs($r), pairs($o));
   assert.match(html, /<a href="\/simple\/a2m-itertools\/">a2m\.itertools<\/a>/);
+});
+
+test('without a base, root links are relative to the page: the same project pages under any host and path prefix', async () => {
+  const html = await renderRootHtml([{ name: 'Foo.Bar' }, { name: 'a/b' }, { name: '..' }]);
+  const hrefs = cheerio
+    .load(html)('a')
+    .map((_, a) => a.attribs.href)
+    .get();
+  assert.deepEqual(hrefs, ['foo-bar/', 'a%2Fb/', '-/']);
+  assert.equal(new URL(hrefs[0]!, 'http://larder.test:3142/simple/').href, 'http://larder.test:3142/simple/foo-bar/');
+  assert.equal(new URL(hrefs[0]!, 'https://proxy.example/pypi/simple/?format=x').href, 'https://proxy.example/pypi/simple/foo-bar/');
+  assert.equal(new URL(hrefs[1]!, 'http://h/simple/').pathname, '/simple/a%2Fb/', 'a slash in a name stays in its segment');
 });
 
 test('root page escapes names and can link absolutely under a base URL', async () => {
@@ -280,7 +305,7 @@ test('root chunks: head, anchors in batches of 1000, tail; valid with no project
   assert.equal(chunks[4], '  </body>\n</html>\n');
   const whole = chunks.join('');
   assert.equal(cheerio.load(whole)('a').length, 2500);
-  assert.match(whole, /<a href="\/simple\/pkg-2499\/">pkg_2499<\/a>/);
+  assert.match(whole, /<a href="pkg-2499\/">pkg_2499<\/a>/);
 
   const empty = await renderRootHtml([]);
   assert.equal(cheerio.load(empty)('a').length, 0);

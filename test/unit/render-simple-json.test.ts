@@ -6,6 +6,7 @@ import { normalizeName } from '../../src/model/names.js';
 import { fileEntry, projectPage, SHA } from '../helpers/model-builders.js';
 import { renderProjectJson, renderRootJson, renderRootJsonChunks } from '../../src/render/simple-json.js';
 import { toWireJson } from '../../src/render/json-wire.js';
+import { FROM_PROJECT_PAGE } from '../../src/render/urls.js';
 
 const FIXTURES = new URL('../fixtures/spec/', import.meta.url);
 const fixtureJson = (name: string) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8'));
@@ -193,6 +194,13 @@ test('file URLs are absolute larder URLs with encoded filenames; files sorted by
       `${BASE}/packages/demo-pkg/demo_pkg-1.10.tar.gz`,
     ],
   );
+});
+
+test('file URLs relative to the page (no LARDER_PUBLIC_URL) resolve to /packages/ under the host and prefix the page came from', () => {
+  const [f] = JSON.parse(renderProjectJson(page([file('demo_pkg-1.0.tar.gz')]), FROM_PROJECT_PAGE)).files;
+  assert.equal(f.url, '../../packages/demo-pkg/demo_pkg-1.0.tar.gz');
+  assert.equal(new URL(f.url, 'http://larder.test:3142/simple/demo-pkg/').href, 'http://larder.test:3142/packages/demo-pkg/demo_pkg-1.0.tar.gz');
+  assert.equal(new URL(f.url, 'https://proxy.example/pypi/simple/demo-pkg/').href, 'https://proxy.example/pypi/packages/demo-pkg/demo_pkg-1.0.tar.gz');
 });
 
 test('wire format: sorted keys, compact, raw UTF-8, trailing newline', () => {

@@ -1,13 +1,18 @@
 /** The Warehouse JSON API: /pypi/<project>/json and /pypi/<project>/<version>/json, with /index/ aliases. */
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { LarderError } from '../../base/errors.js';
 import type { SourceTrace } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
 import { checkProjectName, checkVersionSegment } from '../../index/client-names.js';
-import { renderProjectJson, renderReleaseJson } from '../../render/json-api.js';
+import { renderProjectJsonTemplate, renderReleaseJsonTemplate } from '../../render/json-api.js';
+import { fillBase, fillBaseBytes } from '../../render/json-wire.js';
 import type { HttpDeps } from '../deps.js';
-import { baseUrl, sendIndexDocument } from '../respond.js';
+import { gzipEtag, matchesEtag, strongEtag } from '../etag.js';
+import type { Rendered } from '../rendered-cache.js';
+import { acceptsGzip, GZIP_MIN_BYTES, requestBaseUrl, sendIndexDocument } from '../respond.js';
 import { redirect } from './simple.js';
 
 const jsonNotFound = () => new LarderError('not_found', 'Not Found', {}, '{"message": "Not Found"}', 'application/json');
@@ -15,6 +20,22 @@ const jsonNotFound = () => new LarderError('not_found', 'Not Found', {}, '{"mess
 /** The JSON API answers errors in JSON too: `{"message": …}`. */
 const jsonError = (err: LarderError) =>
   new LarderError(err.code, err.message, err.headers, `${JSON.stringify({ message: err.message })}\n`, 'application/json');
+
+const gzipped = promisify(gzip);
+
+/**
+ * A kept rendering with its URLs left open, filled with this request's base: its ETag is the rendering's
+ * and the base's, and its gzip form is made off the main thread when the client takes gzip (and does not
+ * have the document already).
+ */
+async function filledForRequest(ctx: Context, template: Rendered, base: string): Promise<Rendered> {
+  const body = fillBaseBytes(template.body, base);
+  const etag = strongEtag(`${template.etag}\0${base}`);
+  const filled: Rendered = { ...template, body, gzip: null, etag };
+  const known = matchesEtag(ctx, etag) || matchesEtag(ctx, gzipEtag(etag));
+  if (acceptsGzip(ctx) && !known && body.length > GZIP_MIN_BYTES) filled.gzip = await gzipped(body, { level: 6 });
+  return filled;
+}
 
 export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
   const handle = async (ctx: Context, prefix: string, version: string | null) => {
@@ -41,14 +62,27 @@ export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
     if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
     if (trace.upstream) ctx.set('X-Larder-Upstream', trace.upstream);
     if (!doc) throw jsonNotFound();
-    const base = baseUrl(ctx, deps.config);
-    const key = `json\0${base}\0${name}\0${version ?? ''}`;
-    const rendered = deps.rendered.get(key, doc, () => {
-      const body = version === null ? renderProjectJson(doc, base) : renderReleaseJson(doc, version, base);
+    const render = () => {
+      const body = version === null ? renderProjectJsonTemplate(doc) : renderReleaseJsonTemplate(doc, version);
       if (body === null) throw jsonNotFound();
       return { body, contentType: 'application/json', serial: doc.serial };
-    });
-    await sendIndexDocument(ctx, deps.config, deps.rendered, key, rendered, false);
+    };
+    const documentKey = `${name}\0${version ?? ''}`;
+    // Absolute URLs, as on pypi.org: under LARDER_PUBLIC_URL (one document, kept and shared), else under this
+    // request's Host, put into a kept rendering that leaves them open; the filled document is this request's
+    // alone (not kept, and private to caches).
+    const { publicUrl } = deps.config;
+    if (publicUrl) {
+      const key = `json\0${documentKey}`;
+      const rendered = deps.rendered.get(key, doc, () => {
+        const template = render();
+        return { ...template, body: fillBase(template.body, publicUrl) };
+      });
+      return sendIndexDocument(ctx, deps.config, deps.rendered, key, rendered, false);
+    }
+    const template = deps.rendered.get(`json-template\0${documentKey}`, doc, render);
+    const own = await filledForRequest(ctx, template, requestBaseUrl(ctx, deps.config));
+    await sendIndexDocument(ctx, deps.config, deps.rendered, null, own, false);
   };
   for (const prefix of ['pypi', 'index']) {
     for (const slash of ['', '/']) {

@@ -18,7 +18,7 @@ import { sendThroughKoa, type Answer } from '../answer.js';
 import type { Handoff } from '../handoff.js';
 import type { ServedRoot } from '../root-render-cache.js';
 import { gzipEtag, matchesEtag, strongEtag } from '../etag.js';
-import { acceptsGzip, baseUrl, INDEX_CORS, indexCacheControl, indexDocumentAnswer, type DocumentRequest } from '../respond.js';
+import { acceptsGzip, INDEX_CORS, indexCacheControl, indexDocumentAnswer, projectPageLinkBase, rootPageLinkBase, type DocumentRequest } from '../respond.js';
 
 export function redirect(ctx: Context, path: string): void {
   const query = ctx.querystring ? `?${ctx.querystring}` : '';
@@ -31,9 +31,13 @@ const simpleNotFound = () => new LarderError('not_found', 'Not Found', {}, '404 
 
 const formatOf = (ctx: Context) => (ctx.querystring ? (typeof ctx.query.format === 'string' ? ctx.query.format : undefined) : undefined);
 
-/** A project page rendered for one format and base URL (kept in the rendered cache), as an answer to a request. */
-export function projectPageAnswer(deps: HttpDeps, page: ProjectPage, chosen: Negotiated, base: string, request: DocumentRequest): Answer {
-  const key = `simple\0${chosen.contentType}\0${base}\0${page.name}`;
+/**
+ * A project page rendered for one format (kept in the rendered cache, one rendering for every client: its
+ * links do not depend on the request), as an answer to a request.
+ */
+export function projectPageAnswer(deps: HttpDeps, page: ProjectPage, chosen: Negotiated, request: DocumentRequest): Answer {
+  const base = projectPageLinkBase(deps.config);
+  const key = `simple\0${chosen.contentType}\0${page.name}`;
   const rendered = deps.rendered.get(key, page, () => ({
     body: chosen.format === 'json' ? renderProjectJson(page, base) : renderProjectHtml(page, base),
     contentType: chosen.contentType,
@@ -53,14 +57,16 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: 
 
   router.get('/simple/', async (ctx) => {
     const chosen = negotiate(formatOf(ctx), ctx.get('Accept') || undefined);
-    const base = baseUrl(ctx, deps.config);
+    const base = rootPageLinkBase(deps.config);
+    // A path (LARDER_PUBLIC_URL's) starts with '/' or is empty: never this word.
+    const links = `links:${base ?? 'page-relative'}`;
     const version = await deps.source.listVersion();
     const serial = await deps.source.lastSerial();
     ctx.set(INDEX_CORS);
     ctx.set('Cache-Control', indexCacheControl(deps.config));
     ctx.set('X-PyPI-Last-Serial', String(serial));
     ctx.set('Vary', 'Accept, Accept-Encoding');
-    const etag = strongEtag(`root\0${chosen.contentType}\0${version}\0${serial}\0${base}`);
+    const etag = strongEtag(`root\0${chosen.contentType}\0${version}\0${serial}\0${links}`);
     const gzip = acceptsGzip(ctx);
     const asSent = (tag: string) => (gzip ? gzipEtag(tag) : tag);
     const notModified = (tag: string) => matchesEtag(ctx, asSent(tag)) || matchesEtag(ctx, tag);
@@ -71,13 +77,13 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: 
     }
     const render = () => {
       const entries = deps.source.listProjects();
-      // Links relative to the host (as on pypi.org) keep a 600,000-project page small; a path prefix of the
-      // public URL is kept.
-      return chosen.format === 'json' ? renderRootJsonChunks(entries, serial) : renderRootHtmlChunks(entries, new URL(base).pathname.replace(/\/$/, ''));
+      return chosen.format === 'json' ? renderRootJsonChunks(entries, serial) : renderRootHtmlChunks(entries, base);
     };
     let served: ServedRoot;
     try {
-      served = await deps.rootPages.files({ etag, serial, family: listFamily(version) }, rootFileKind(chosen), render);
+      // The links' base is part of the family: a rendering made with other links (an earlier release built
+      // them from the request's Host) never stands in for this one.
+      served = await deps.rootPages.files({ etag, serial, family: `${listFamily(version)}\0${links}` }, rootFileKind(chosen), render);
     } catch (err) {
       if (!isDiskFull(err)) throw err;
       // The disk is full: the page is rendered straight to the client and not kept.
@@ -117,7 +123,7 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: 
       throw simpleNotFound();
     }
     const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, trace };
-    await sendThroughKoa(ctx, projectPageAnswer(deps, page, chosen, baseUrl(ctx, deps.config), request));
+    await sendThroughKoa(ctx, projectPageAnswer(deps, page, chosen, request));
   };
   router.get('/simple/:project/', (ctx) => projectPage(ctx, true));
   router.get('/simple/:project', (ctx) => projectPage(ctx, false));
