@@ -126,7 +126,7 @@ export function send(url: string, opts: { method?: string; headers?: Record<stri
         const text = head.toString('utf8').trim();
         resolve({
           status: res.statusCode ?? 0,
-          firstLine: text.split('\n', 1)[0]!.slice(0, 200),
+          firstLine: text.split('\n', 1)[0]!.slice(0, 400),
           bytes,
           ms: performance.now() - started,
           headers: res.headers,
@@ -141,7 +141,7 @@ export function send(url: string, opts: { method?: string; headers?: Record<stri
 /** A `send` as the report states it: status, the start of the body's first line, and the body's size. */
 export function answerOf(sent: Sent): HostileAnswer {
   // A refusal's message is the point; a page's first line only shows what kind of page it is.
-  const keep = sent.status >= 400 ? 200 : 60;
+  const keep = sent.status >= 400 ? 400 : 60;
   const line = sent.firstLine.length > keep ? `${sent.firstLine.slice(0, keep)}…` : sent.firstLine;
   const size = sent.bytes >= 1 << 20 ? `${(sent.bytes / (1 << 20)).toFixed(1)} MiB` : `${(sent.bytes / 1024).toFixed(1)} KiB`;
   return { status: sent.status, firstLine: `${line} [${size}]` };

@@ -99,7 +99,7 @@ describe('HTML project page limits', () => {
   it(`reads ${MAX_VERSIONS_PER_PAGE} versions and refuses one more`, () => {
     const page = (n: number) => Array.from({ length: n }, (_, i) => `<a href="foo-${i}.tar.gz">x</a>`).join('\n');
     assert.equal(parseSimpleHtml(page(MAX_VERSIONS_PER_PAGE), opts).versions.length, MAX_VERSIONS_PER_PAGE);
-    assert.throws(() => parseSimpleHtml(page(MAX_VERSIONS_PER_PAGE + 1), opts), /more than 20000 versions/);
+    assert.throws(() => parseSimpleHtml(page(MAX_VERSIONS_PER_PAGE + 1), opts), new RegExp(`more than ${MAX_VERSIONS_PER_PAGE} versions`));
   });
 
   it('bounds the <title>; comments too long to be a SERIAL are skipped, not refused', () => {
@@ -171,7 +171,7 @@ describe('JSON limits', () => {
       `{"info":{"name":"foo","version":"0"${infoKeys}},"releases":{${Array.from({ length: n }, (_, i) => `"${i}":[]`).join(',')}}}`;
     const o = { pageUrl: 'https://idx.example/pypi/foo/json' };
     assert.equal(parseJsonApi(doc(MAX_VERSIONS_PER_PAGE), o).releases.length, MAX_VERSIONS_PER_PAGE);
-    assert.throws(() => parseJsonApi(doc(MAX_VERSIONS_PER_PAGE + 1), o), /more than 20000 releases/);
+    assert.throws(() => parseJsonApi(doc(MAX_VERSIONS_PER_PAGE + 1), o), new RegExp(`more than ${MAX_VERSIONS_PER_PAGE} releases`));
     const keys = Array.from({ length: MAX_JSON_OBJECT_KEYS - 2 }, (_, i) => `,"k${i}":0`).join(''); // with name and version
     assert.equal(parseJsonApi(doc(1, keys), o).displayName, 'foo');
     assert.throws(() => parseJsonApi(doc(1, `${keys},"one-more":0`), o), /"info" has more than 1000 keys/);
