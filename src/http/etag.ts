@@ -1,9 +1,19 @@
 /** Strong ETags: of a body, of its gzip form, and whether a conditional request names one. */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { Context } from 'koa';
 
 export function strongEtag(body: string | Buffer): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  return strongEtagOf(createHash('sha256').update(body));
+}
+
+/** strongEtag of a body given a piece at a time: `add` each piece, then read `etag()`. */
+export function piecewiseEtag(): { add(piece: Buffer): void; etag(): string } {
+  const hash = createHash('sha256');
+  return { add: (piece) => hash.update(piece), etag: () => strongEtagOf(hash) };
+}
+
+function strongEtagOf(hash: Hash): string {
+  return `"${hash.digest('base64url').slice(0, 27)}"`;
 }
 
 /** The strong ETag of a body's gzip form: a representation of its own. */

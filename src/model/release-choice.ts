@@ -1,11 +1,21 @@
 /** Which release a JSON API document describes. */
 import type { Release } from './documents.js';
-import { canonicalVersion, compareVersions, isPrerelease, isValidVersion } from './versions.js';
+import { canonicalVersion, OrderedVersion } from './versions.js';
+
+/** A release with its version parsed once, for choosing among or ordering many releases. */
+export interface ParsedRelease {
+  release: Release;
+  version: OrderedVersion;
+}
+
+export function parsedReleases(releases: readonly Release[]): ParsedRelease[] {
+  return releases.map((release) => ({ release, version: new OrderedVersion(release.version) }));
+}
 
 /** Warehouse's `is_prerelease` order: finals, then pre-releases, then versions it cannot parse (NULL). */
-function kindRank(version: string): number {
-  if (!isValidVersion(version)) return 2;
-  return isPrerelease(version) ? 1 : 0;
+function kindRank(version: OrderedVersion): number {
+  if (!version.valid) return 2;
+  return version.prerelease ? 1 : 0;
 }
 
 /**
@@ -13,18 +23,23 @@ function kindRank(version: string): number {
  * pre-release, else the same among yanked releases. Null when the project has no releases.
  */
 export function latestRelease(releases: readonly Release[]): Release | null {
-  let best: Release | null = null;
-  for (const release of releases) {
-    if (best === null || ranksAbove(release, best)) best = release;
-  }
-  return best;
+  return latestParsedRelease(parsedReleases(releases));
 }
 
-function ranksAbove(a: Release, b: Release): boolean {
-  if (a.yanked !== b.yanked) return !a.yanked;
+/** latestRelease of releases already parsed. */
+export function latestParsedRelease(releases: readonly ParsedRelease[]): Release | null {
+  let best: ParsedRelease | null = null;
+  for (const candidate of releases) {
+    if (best === null || ranksAbove(candidate, best)) best = candidate;
+  }
+  return best?.release ?? null;
+}
+
+function ranksAbove(a: ParsedRelease, b: ParsedRelease): boolean {
+  if (a.release.yanked !== b.release.yanked) return !a.release.yanked;
   const kinds = kindRank(a.version) - kindRank(b.version);
   if (kinds !== 0) return kinds < 0;
-  return compareVersions(a.version, b.version) > 0;
+  return a.version.compare(b.version) > 0;
 }
 
 /**

@@ -1,8 +1,27 @@
 /** PEP 440 versions, through @renovatebot/pep440. */
 import * as pep440 from '@renovatebot/pep440';
 
+/** What pep440.parse gives (its typings say otherwise). */
+interface ParsedVersion {
+  epoch: number;
+  release: number[];
+  pre: [string, number] | null;
+  post: [string, number] | null;
+  dev: [string, number] | null;
+  local: (string | number)[] | null;
+}
+
+/** A release segment alone (`1.0.12`), which pep440.parse reads as below; most versions are one. */
+const PLAIN_RELEASE = /^[0-9]+(?:\.[0-9]+)*$/;
+
+/** pep440.parse, without its long pattern for a plain release; null exactly where pep440.valid is. */
+function parseVersion(version: string): ParsedVersion | null {
+  if (PLAIN_RELEASE.test(version)) return { epoch: 0, release: version.split('.').map(Number), pre: null, post: null, dev: null, local: null };
+  return pep440.parse(version) as unknown as ParsedVersion | null;
+}
+
 export function isValidVersion(version: string): boolean {
-  return pep440.valid(version) !== null;
+  return PLAIN_RELEASE.test(version) || pep440.valid(version) !== null;
 }
 
 export function isLocalVersion(version: string): boolean {
@@ -20,8 +39,7 @@ export function isPrerelease(version: string): boolean {
  * local segments with commas, so the string is built from the parsed parts.)
  */
 export function pep440String(version: string, dropTrailingZeros = false): string | null {
-  if (pep440.valid(version) === null) return null;
-  const v = pep440.parse(version);
+  const v = parseVersion(version);
   if (!v) return null;
   const release = [...v.release];
   if (dropTrailingZeros) while (release.length > 1 && release[release.length - 1] === 0) release.pop();
@@ -30,7 +48,7 @@ export function pep440String(version: string, dropTrailingZeros = false): string
   if (v.pre) out += `${v.pre[0]}${v.pre[1]}`;
   if (v.post) out += `.post${v.post[1]}`;
   if (v.dev) out += `.dev${v.dev[1]}`;
-  if (v.local) out += `+${(v.local as unknown as (string | number)[]).join('.')}`;
+  if (v.local) out += `+${v.local.join('.')}`;
   return out;
 }
 
@@ -66,40 +84,66 @@ interface OrderKey {
   dev: number;
   /** Numeric parts as [n, ''], others as [-Infinity, part]; null when there is no local part. */
   local: [number, string][] | null;
+  /** A pre- or dev release (isPrerelease). */
+  prerelease: boolean;
 }
 
 const PRE_LETTERS: Readonly<Record<string, number>> = { a: 0, b: 1, rc: 2 };
+
+/** A version parsed once, to be compared many times: compareVersions, isValidVersion and isPrerelease without parsing again. */
+export class OrderedVersion {
+  readonly #key: OrderKey | null;
+
+  constructor(readonly version: string) {
+    this.#key = orderKey(version);
+  }
+
+  get valid(): boolean {
+    return this.#key !== null;
+  }
+
+  get prerelease(): boolean {
+    return this.#key?.prerelease ?? false;
+  }
+
+  /** compareVersions(this.version, other.version). */
+  compare(other: OrderedVersion): number {
+    return compareKeyed(this.version, this.#key, other.version, other.#key);
+  }
+}
 
 /**
  * Distinct versions, each parsed once as it is added, listed in compareVersions' order. compareVersions
  * parses both sides on every comparison, which makes sorting a few thousand versions take seconds.
  */
 export class VersionSet {
-  readonly #keys = new Map<string, OrderKey | null>();
+  readonly #ordered = new Map<string, OrderedVersion>();
 
   get size(): number {
-    return this.#keys.size;
+    return this.#ordered.size;
   }
 
   add(version: string): this {
-    if (!this.#keys.has(version)) this.#keys.set(version, pep440.valid(version) === null ? null : orderKey(version));
+    if (!this.#ordered.has(version)) this.#ordered.set(version, new OrderedVersion(version));
     return this;
   }
 
   has(version: string): boolean {
-    return this.#keys.has(version);
+    return this.#ordered.has(version);
   }
 
   sorted(): string[] {
-    const keyed = [...this.#keys];
-    keyed.sort(([a, ka], [b, kb]) => {
-      if (ka !== null && kb !== null) return compareKeys(ka, kb);
-      if (ka !== null) return 1;
-      if (kb !== null) return -1;
-      return a < b ? -1 : a > b ? 1 : 0;
-    });
-    return keyed.map(([version]) => version);
+    const ordered = [...this.#ordered.values()];
+    ordered.sort((a, b) => a.compare(b));
+    return ordered.map((each) => each.version);
   }
+}
+
+function compareKeyed(a: string, ka: OrderKey | null, b: string, kb: OrderKey | null): number {
+  if (ka !== null && kb !== null) return compareKeys(ka, kb);
+  if (ka !== null) return 1;
+  if (kb !== null) return -1;
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The versions in compareVersions' order (each once). */
@@ -109,12 +153,14 @@ export function sortVersions(versions: Iterable<string>): string[] {
   return set.sorted();
 }
 
-function orderKey(version: string): OrderKey {
-  const v = pep440.parse(version)!;
+/** Null when `version` is not PEP 440 (parse() is null exactly where valid() is). */
+function orderKey(version: string): OrderKey | null {
+  const v = parseVersion(version);
+  if (!v) return null;
   const release = [...v.release];
   while (release.length > 0 && release[release.length - 1] === 0) release.pop();
-  const pre = v.pre ? PRE_LETTERS[v.pre[0] as string]! : !v.post && v.dev ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
-  const parts = v.local as unknown as (string | number)[] | null;
+  const pre = v.pre ? PRE_LETTERS[v.pre[0]]! : !v.post && v.dev ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  const parts = v.local;
   return {
     epoch: v.epoch,
     release,
@@ -123,6 +169,7 @@ function orderKey(version: string): OrderKey {
     post: v.post ? Number(v.post[1]) : Number.NEGATIVE_INFINITY,
     dev: v.dev ? Number(v.dev[1]) : Number.POSITIVE_INFINITY,
     local: parts ? parts.map((part) => (Number.isNaN(Number(part)) ? [Number.NEGATIVE_INFINITY, String(part)] : [Number(part), ''])) : null,
+    prerelease: Boolean(v.pre || v.dev),
   };
 }
 

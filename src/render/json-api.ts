@@ -26,13 +26,20 @@
  * a made-up 0 or "" (pypi.org never sends an empty digest). docs/json-api.md lists what is filled from where.
  */
 import type { ProjectReleases, Release, ReleaseFile } from '../model/documents.js';
-import { compareCodePoints, fillBase, toWireJson, UrlUnderBase } from './json-wire.js';
+import { compareCodePoints, fillBase, inWireOrder, toCompactJson, UrlUnderBase } from './json-wire.js';
 import { latestRelease, findRelease } from '../model/release-choice.js';
 import { coreMetadata } from './simple-fields.js';
 import { isoUploadTime, naiveUploadTime } from './timestamps.js';
 import { fileUrl, projectUrl, releaseUrl } from './urls.js';
 
 const NO_DOWNLOADS = { last_day: -1, last_month: -1, last_week: -1 };
+
+/**
+ * A piece of a document from the `…Pieces` renderers ends after the release that takes it to PIECE_CHARS
+ * characters, or to RELEASES_PER_PIECE releases (pieces stay small enough for V8's young generation).
+ */
+export const PIECE_CHARS = 64 * 1024;
+export const RELEASES_PER_PIECE = 500;
 
 /** The project document, describing the latest release; null when the project has no releases (404). */
 export function renderProjectJson(doc: ProjectReleases, base: string): string | null {
@@ -51,33 +58,65 @@ export function renderReleaseJson(doc: ProjectReleases, version: string, base: s
  * (the JSON API fills in the request's Host when LARDER_PUBLIC_URL is not set).
  */
 export function renderProjectJsonTemplate(doc: ProjectReleases): string | null {
-  const release = latestRelease(doc.releases);
-  return release && renderDocument(doc, release, true);
+  const pieces = projectJsonTemplatePieces(doc);
+  return pieces && [...pieces].join('');
 }
 
 /** The release document, likewise. */
 export function renderReleaseJsonTemplate(doc: ProjectReleases, version: string): string | null {
+  const pieces = releaseJsonTemplatePieces(doc, version);
+  return pieces && [...pieces].join('');
+}
+
+/**
+ * renderProjectJsonTemplate in pieces, each made when asked for and bounded by PIECE_CHARS and
+ * RELEASES_PER_PIECE: a document may list 50,000 releases.
+ */
+export function projectJsonTemplatePieces(doc: ProjectReleases): Iterable<string> | null {
+  const release = latestRelease(doc.releases);
+  return release && documentPieces(doc, release, true);
+}
+
+/** renderReleaseJsonTemplate in pieces, likewise. */
+export function releaseJsonTemplatePieces(doc: ProjectReleases, version: string): Iterable<string> | null {
   const release = findRelease(doc.releases, version);
-  return release && renderDocument(doc, release, false);
+  return release && documentPieces(doc, release, false);
 }
 
 /** `<base><path>`, the base filled in later. */
 const underBase = (url: string) => new UrlUnderBase(url);
 
-function renderDocument(doc: ProjectReleases, release: Release, isProjectDoc: boolean): string {
-  const releases: Record<string, unknown[]> = {};
-  for (const each of doc.releases) releases[each.version] = filesJson(doc, each);
-  return toWireJson({
+/**
+ * toWireJson of the whole document, written around its `releases`: the keys before it (`info`,
+ * `last_serial`, `ownership`), the releases in key order a slice at a time, then `urls` and `vulnerabilities`.
+ */
+function* documentPieces(doc: ProjectReleases, release: Release, isProjectDoc: boolean): Generator<string> {
+  const before = toCompactJson({
     info: infoJson(doc, release, isProjectDoc),
     last_serial: doc.serial,
-    releases,
-    urls: filesJson(doc, release),
-    vulnerabilities: doc.vulnerabilities?.[release.version] ?? [],
     ownership: doc.ownership && {
       roles: [...doc.ownership.roles].sort((a, b) => Number(a.role !== 'Owner') - Number(b.role !== 'Owner') || compareCodePoints(a.user, b.user)),
       organization: doc.ownership.organization,
     },
   });
+  const after = toCompactJson({ urls: filesJson(doc, release), vulnerabilities: doc.vulnerabilities?.[release.version] ?? [] });
+  // As in an object: a version listed twice keeps its last release.
+  const byVersion = new Map(doc.releases.map((each) => [each.version, each]));
+  const versions = inWireOrder([...byVersion.keys()]);
+  yield `${before.slice(0, -1)},"releases":{`;
+  let piece: string[] = [];
+  let chars = 0;
+  for (const [i, version] of versions.entries()) {
+    const entry = `${i === 0 ? '' : ','}${JSON.stringify(version)}:${toCompactJson(filesJson(doc, byVersion.get(version)!))}`;
+    piece.push(entry);
+    chars += entry.length;
+    if (chars >= PIECE_CHARS || piece.length >= RELEASES_PER_PIECE) {
+      yield piece.join('');
+      piece = [];
+      chars = 0;
+    }
+  }
+  yield `${piece.join('')}},${after.slice(1)}\n`;
 }
 
 function infoJson(doc: ProjectReleases, release: Release, isProjectDoc: boolean): Record<string, unknown> {

@@ -30,11 +30,21 @@ export function fillBase(template: string, base: string): string {
   return template.split(BASE_MARK).join(jsonEscaped(base));
 }
 
-/** The same on the UTF-8 bytes (where a 0 byte is only ever U+0000). */
+/** The same on the UTF-8 bytes (where a 0 byte is only ever U+0000), copied straight into the result. */
 export function fillBaseBytes(template: Buffer, base: string): Buffer {
-  // latin1 maps each byte to one character and back: the bytes pass through untouched, the filler as UTF-8.
-  const filler = Buffer.from(jsonEscaped(base), 'utf8').toString('latin1');
-  return Buffer.from(template.toString('latin1').split(BASE_MARK).join(filler), 'latin1');
+  const filler = Buffer.from(jsonEscaped(base), 'utf8');
+  let marks = 0;
+  for (let at = template.indexOf(0); at !== -1; at = template.indexOf(0, at + 1)) marks++;
+  const filled = Buffer.allocUnsafe(template.length + marks * (filler.length - 1));
+  let from = 0;
+  let to = 0;
+  for (let at = template.indexOf(0); at !== -1; at = template.indexOf(0, from)) {
+    to += template.copy(filled, to, from, at);
+    to += filler.copy(filled, to);
+    from = at + 1;
+  }
+  template.copy(filled, to, from);
+  return filled;
 }
 
 function jsonEscaped(base: string): string {
@@ -66,11 +76,7 @@ function serializeArray(items: unknown[]): string {
 
 function serializeObject(object: Record<string, unknown>): string {
   const parts: string[] = [];
-  const keys = Object.keys(object);
-  // The built-in sort (UTF-16 units) equals code-point order unless a key holds a surrogate pair.
-  if (keys.some((key) => SURROGATE.test(key))) keys.sort(compareCodePoints);
-  else keys.sort();
-  for (const key of keys) {
+  for (const key of inWireOrder(Object.keys(object))) {
     const serialized = serialize(object[key]);
     if (serialized !== undefined) parts.push(`${JSON.stringify(key)}:${serialized}`);
   }
@@ -78,6 +84,13 @@ function serializeObject(object: Record<string, unknown>): string {
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** `keys` sorted as `sort_keys=True` writes them (by code point), in place. */
+export function inWireOrder(keys: string[]): string[] {
+  // The built-in sort (UTF-16 units) equals code-point order unless a key holds a surrogate pair.
+  if (keys.some((key) => SURROGATE.test(key))) return keys.sort(compareCodePoints);
+  return keys.sort();
+}
 
 /** Python's str ordering (by code point); plain `<` orders astral characters by UTF-16 code unit. */
 export function compareCodePoints(a: string, b: string): number {

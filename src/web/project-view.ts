@@ -6,8 +6,8 @@ import { mayOwn } from '../auth/authenticator.js';
 import type { Identity } from '../auth/authenticator.js';
 import type { ProjectReleases, Release } from '../model/documents.js';
 import type { ProjectName } from '../model/names.js';
-import { findRelease, latestRelease } from '../model/release-choice.js';
-import { canonicalVersion, compareVersions, isValidVersion } from '../model/versions.js';
+import { findRelease, latestParsedRelease, parsedReleases } from '../model/release-choice.js';
+import { canonicalVersion, OrderedVersion } from '../model/versions.js';
 import type { IndexSource } from '../index/source.js';
 import type { Refusal } from '../policy/policy.js';
 import type { HeldRelease, PolicyHolds } from '../policy/policy-source.js';
@@ -37,11 +37,16 @@ function heldOne(held: readonly HeldRelease[], version: string): HeldRelease | u
   return held.find((h) => h.version === version) ?? held.find((h) => canonicalVersion(h.version) === canonical);
 }
 
-function newestFirst(a: { version: string }, b: { version: string }): number {
-  const av = isValidVersion(a.version);
-  const bv = isValidVersion(b.version);
-  if (av && bv) return compareVersions(b.version, a.version);
-  return av === bv ? b.version.localeCompare(a.version) : av ? -1 : 1;
+/** Newest first, then versions that are not PEP 440 (a sorted copy). */
+function newestFirst<T extends { version: OrderedVersion }>(items: readonly T[]): T[] {
+  return [...items].sort(({ version: a }, { version: b }) => {
+    if (a.valid && b.valid) return b.compare(a);
+    return a.valid === b.valid ? b.version.localeCompare(a.version) : a.valid ? -1 : 1;
+  });
+}
+
+function heldNewestFirst(held: readonly HeldRelease[]): HeldRelease[] {
+  return newestFirst(held.map((release) => ({ release, version: new OrderedVersion(release.version) }))).map(({ release }) => release);
 }
 
 export class ProjectViews {
@@ -64,7 +69,7 @@ export class ProjectViews {
     const origin = record ? (this.mergeAllowList.has(name) ? 'merged' : 'private') : 'upstream';
     // The policy applies to upstream projects only.
     const found = origin === 'private' || !this.policy ? NO_HOLDS : await this.policy.holds(name);
-    const holds = { ...found, releases: [...found.releases].sort(newestFirst) };
+    const holds = { ...found, releases: heldNewestFirst(found.releases) };
     if (holds.project && origin === 'upstream') return { found: 'refused', refusal: holds.project };
     const releases = await this.source.getReleases(name, undefined, version ?? undefined);
     const offered = releases?.releases ?? [];
@@ -96,7 +101,8 @@ export class ProjectViews {
   private order(doc: ProjectReleases): { newestFirst: Release[]; latest: Release | null } {
     let order = this.ordered.get(doc);
     if (!order) {
-      order = { newestFirst: [...doc.releases].sort(newestFirst), latest: latestRelease(doc.releases) };
+      const parsed = parsedReleases(doc.releases);
+      order = { newestFirst: newestFirst(parsed).map(({ release }) => release), latest: latestParsedRelease(parsed) };
       this.ordered.set(doc, order);
     }
     return order;

@@ -303,6 +303,11 @@ describe('the Host header', () => {
       assert.equal(JSON_API_SHAPE(api.body).urls[0]!.url, `https://index.example/pypi/packages/host-app/${wheel.filename}`);
       assert.match(api.headers['cache-control']!, /\bpublic\b/);
       assert.ok(!Buffer.concat([page.body, root.body, api.body]).toString('utf8').includes('other.example'));
+      const zipped = await rawRequest(`${published.url}/pypi/host-app/json`, {
+        rawRequest: `GET /pypi/host-app/json HTTP/1.1\r\nHost: ${host}\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n`,
+      });
+      assert.equal(zipped.headers['content-encoding'], 'gzip');
+      assert.ok(gunzipSync(zipped.body).equals(api.body), 'the shared document, compressed');
     }
   });
 });

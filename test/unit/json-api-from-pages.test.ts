@@ -10,7 +10,7 @@ import { normalizeName } from '../../src/model/names.js';
 import { MAX_METADATA_BYTES } from '../../src/index/sources/cached-files.js';
 import { coreMetadataFile } from '../../src/index/sources/core-metadata-file.js';
 import { JsonApiFromPages, RECHECK_INCOMPLETE_MS } from '../../src/index/sources/json-api-from-pages.js';
-import { releasesFromPage } from '../../src/upstream/json-api-from-simple.js';
+import { ITEMS_PER_SLICE, releasesFromPage } from '../../src/upstream/json-api-from-simple.js';
 import { isPlaceholderMetadata } from '../../src/upstream/parse-json-api.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { fileEntry, projectPage } from '../helpers/model-builders.js';
@@ -101,6 +101,24 @@ describe('JsonApiFromPages', () => {
     );
     assert.equal(await source.getReleases(name), doc, 'the second request reuses the build');
     assert.equal(inner.storedLookups, files);
+  });
+
+  test('a page of 10,000 files is built in slices, the event loop turning between them, into what one pass gives', async () => {
+    const { inner, source } = demo();
+    const page = plainPage(10_000);
+    inner.pages.set(name, page);
+    let turns = 0;
+    let running = true;
+    const count = () => {
+      turns++;
+      if (running) setImmediate(count);
+    };
+    setImmediate(count);
+    const doc = (await source.getReleases(name))!;
+    running = false;
+    // Slices of ITEMS_PER_SLICE: five of lookups, five of files, five of versions, five of releases at least.
+    assert.ok(turns >= 4 * (10_000 / ITEMS_PER_SLICE), `the event loop turned ${turns} times`);
+    assert.deepEqual(doc, releasesFromPage(page));
   });
 
   test('an incomplete build is reused until this node caches a file of the project, then built again with its size and sha256', async () => {

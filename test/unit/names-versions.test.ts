@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isValidProjectName, normalizeName } from '../../src/model/names.js';
-import { canonicalVersion, compareVersions, isPrerelease, normalizeVersion } from '../../src/model/versions.js';
+import * as pep440 from '@renovatebot/pep440';
+import { canonicalVersion, compareVersions, isPrerelease, isValidVersion, normalizeVersion, OrderedVersion } from '../../src/model/versions.js';
 import { parseSdistFilename, parseWheelFilename } from '../../src/model/filenames.js';
 
 test('names normalize per PEP 503', () => {
@@ -34,6 +35,24 @@ test('version order and pre-releases', () => {
   assert.ok(isPrerelease('1.0rc1'));
   assert.ok(isPrerelease('1.0.dev1'));
   assert.ok(!isPrerelease('1.0.post1'));
+});
+
+test('plain release numbers, read without the full PEP 440 pattern, and parsed-once versions agree with pep440', () => {
+  const plain = ['0', '1', '01.002', '1.0.0', '1.00', '007', '1.2.3.4.5.6', '99999999999999999999', '1.99999999999999999999999'];
+  for (const version of plain) {
+    const parsed = pep440.parse(version)!;
+    assert.equal(normalizeVersion(version), parsed.release.join('.'), version);
+    assert.ok(isValidVersion(version));
+  }
+  const others = ['v1.0', ' 1.0', '1.0 ', '1..0', '1.', '.1', '1.0a', '1!2.0', '1.0+local.7', '1.0.post1', '1.0.dev0', 'garbage', '', '１.０'];
+  const all = [...plain, ...others];
+  for (const a of all) {
+    const ordered = new OrderedVersion(a);
+    assert.equal(ordered.valid, isValidVersion(a), a);
+    assert.equal(isValidVersion(a), pep440.valid(a) !== null, a);
+    assert.equal(ordered.prerelease, isPrerelease(a), a);
+    for (const b of all) assert.equal(Math.sign(ordered.compare(new OrderedVersion(b))), Math.sign(compareVersions(a, b)), `${a} vs ${b}`);
+  }
 });
 
 test('distribution filenames', () => {

@@ -3,8 +3,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { ProjectReleases, Release, ReleaseFile, ReleaseMetadata, Vulnerability } from '../../src/model/documents.js';
 import { normalizeName } from '../../src/model/names.js';
-import { renderProjectJson, renderProjectJsonTemplate, renderReleaseJson } from '../../src/render/json-api.js';
-import { fillBase, fillBaseBytes } from '../../src/render/json-wire.js';
+import {
+  PIECE_CHARS,
+  projectJsonTemplatePieces,
+  releaseJsonTemplatePieces,
+  renderProjectJson,
+  renderProjectJsonTemplate,
+  renderReleaseJson,
+} from '../../src/render/json-api.js';
+import { fillBase, fillBaseBytes, toWireJson } from '../../src/render/json-wire.js';
 import { findRelease, latestRelease } from '../../src/model/release-choice.js';
 
 const FIXTURES = new URL('../fixtures/spec/', import.meta.url);
@@ -382,4 +389,33 @@ test('wire format: sorted keys (releases by string order), trailing newline', ()
   assert.ok(text.endsWith('}\n'));
   assert.ok(text.startsWith('{"info":{"author":"","author_email":"",'));
   assert.match(text, /"releases":\{"1\.0":\[\],"10":\[\],"9":\[\]\},"urls":\[\],"vulnerabilities":\[\]\}\n$/);
+});
+
+test('a document of many releases is made in bounded pieces that join into its wire form', () => {
+  const files = (version: string, tag: string) => [
+    file(`demo-${version}.tar.gz`, { version, comment: tag }),
+    file(`demo-${version}-py3-none-any.whl`, { version }),
+  ];
+  const releases = Array.from({ length: 1_200 }, (_, i) => release(`1.${i}`, false, files(`1.${i}`, 'first')));
+  // Keys that sort differently by UTF-16 unit and by code point, integer-like keys, and a version listed twice (the last counts).
+  releases.push(release('1.0+\u{1F600}'), release('1.0+\uFFFD'), release('10'), release('9'), release('1.7', false, files('1.7', 'again')));
+  const ownership = { roles: [{ role: 'Owner' as const, user: 'bob' }], organization: null };
+  const doc: ProjectReleases = { name: normalizeName('demo'), displayName: 'demo', serial: 7, releases, ownership };
+  for (const pieces of [projectJsonTemplatePieces(doc)!, releaseJsonTemplatePieces(doc, '1.5')!]) {
+    const all = [...pieces];
+    assert.ok(all.length >= 4, `${all.length} pieces`);
+    for (const piece of all) assert.ok(piece.length < 2 * PIECE_CHARS, `a piece of ${piece.length} characters`);
+    const text = fillBase(all.join(''), BASE);
+    const parsed = JSON.parse(text) as Json;
+    assert.equal(toWireJson(parsed), text, 'sorted keys, no spaces, one trailing newline: what one serialization of the whole gives');
+    assert.equal(Object.keys(parsed.releases).length, 1_204);
+    // By filename: the wheel, then the sdist.
+    assert.deepEqual(
+      parsed.releases['1.7'].map((f: Json) => f.comment_text),
+      ['', 'again'],
+    );
+    assert.deepEqual(parsed.ownership, ownership);
+  }
+  assert.equal([...projectJsonTemplatePieces(doc)!].join(''), renderProjectJsonTemplate(doc));
+  assert.equal(JSON.parse(renderReleaseJson(doc, '1.5', BASE)!).info.version, '1.5');
 });

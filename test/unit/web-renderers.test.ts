@@ -6,7 +6,7 @@ import { renderHelp } from '../../src/web/render/help.js';
 import { renderHome } from '../../src/web/render/home.js';
 import { ANONYMOUS, type Viewer } from '../../src/web/render/layout.js';
 import { renderLogin } from '../../src/web/render/login.js';
-import { type ProjectView, renderProject } from '../../src/web/render/project.js';
+import { MAX_LISTED_VERSIONS, type ProjectView, renderProject } from '../../src/web/render/project.js';
 import { renderSearch } from '../../src/web/render/search.js';
 import { installSnippets, publishSnippets } from '../../src/web/render/snippets.js';
 import { fileEntry } from '../helpers/model-builders.js';
@@ -72,6 +72,17 @@ describe('web page renderers', () => {
     assert.ok(html.includes('2.0 kB') || html.includes('2.0 KB'));
     assert.ok(html.includes('<time datetime="2026-11-25T12:00:00.000Z">2026-11-25 12:00 UTC</time>'));
     assert.match(html, /<a href="\/project\/acme\/1.0\/" aria-current="page">1.0<\/a> <span class="badge yanked">yanked<\/span>/);
+  });
+
+  test('the project page lists the newest MAX_LISTED_VERSIONS versions and counts the others', () => {
+    const releases = Array.from({ length: MAX_LISTED_VERSIONS + 1_234 }, (_, i) => release(`1.${MAX_LISTED_VERSIONS + 1_234 - i}`));
+    const html = renderProject(view({ releases, release: releases[0]! }), ANONYMOUS);
+    const listed = html.match(/<li><a href="\/project\/acme\/[^"]+\/"/g) ?? [];
+    assert.equal(listed.length, MAX_LISTED_VERSIONS);
+    assert.ok(html.includes(`<li><a href="/project/acme/1.1235/">1.1235</a>`), 'the last one listed');
+    assert.ok(!html.includes('"/project/acme/1.1234/"'), 'the first one counted');
+    assert.ok(html.includes('and 1,234 more, all listed in <a href="/pypi/acme/json">the JSON API</a>'));
+    assert.ok(!renderProject(view(), ANONYMOUS).includes('more, all listed'), 'a short list is whole');
   });
 
   test('project links: only http(s), with rel=nofollow', () => {

@@ -7,11 +7,11 @@ import { LarderError } from '../../base/errors.js';
 import type { SourceTrace } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
 import { checkProjectName, checkVersionSegment } from '../../index/client-names.js';
-import { renderProjectJsonTemplate, renderReleaseJsonTemplate } from '../../render/json-api.js';
+import { projectJsonTemplatePieces, releaseJsonTemplatePieces } from '../../render/json-api.js';
 import { fillBase, fillBaseBytes } from '../../render/json-wire.js';
 import type { HttpDeps } from '../deps.js';
 import { gzipEtag, matchesEtag, strongEtag } from '../etag.js';
-import type { Rendered } from '../rendered-cache.js';
+import type { Rendered, RenderingInPieces } from '../rendered-cache.js';
 import { acceptsGzip, GZIP_MIN_BYTES, requestBaseUrl, sendIndexDocument } from '../respond.js';
 import { redirect } from './simple.js';
 
@@ -23,6 +23,11 @@ const jsonError = (err: LarderError) =>
 
 const gzipped = promisify(gzip);
 
+/** The client takes gzip, the body is worth compressing, and the client does not have it already. */
+function wantsGzip(ctx: Context, rendered: Rendered): boolean {
+  return acceptsGzip(ctx) && rendered.body.length > GZIP_MIN_BYTES && !matchesEtag(ctx, rendered.etag) && !matchesEtag(ctx, gzipEtag(rendered.etag));
+}
+
 /**
  * A kept rendering with its URLs left open, filled with this request's base: its ETag is the rendering's
  * and the base's, and its gzip form is made off the main thread when the client takes gzip (and does not
@@ -32,9 +37,12 @@ async function filledForRequest(ctx: Context, template: Rendered, base: string):
   const body = fillBaseBytes(template.body, base);
   const etag = strongEtag(`${template.etag}\0${base}`);
   const filled: Rendered = { ...template, body, gzip: null, etag };
-  const known = matchesEtag(ctx, etag) || matchesEtag(ctx, gzipEtag(etag));
-  if (acceptsGzip(ctx) && !known && body.length > GZIP_MIN_BYTES) filled.gzip = await gzipped(body, { level: 6 });
+  if (wantsGzip(ctx, filled)) filled.gzip = await gzipped(body, { level: 6 });
   return filled;
+}
+
+function* filledPieces(pieces: Iterable<string>, base: string): Generator<string> {
+  for (const piece of pieces) yield fillBase(piece, base);
 }
 
 export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
@@ -62,25 +70,26 @@ export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
     if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
     if (trace.upstream) ctx.set('X-Larder-Upstream', trace.upstream);
     if (!doc) throw jsonNotFound();
-    const render = () => {
-      const body = version === null ? renderProjectJsonTemplate(doc) : renderReleaseJsonTemplate(doc, version);
-      if (body === null) throw jsonNotFound();
-      return { body, contentType: 'application/json', serial: doc.serial };
+    const render = (): RenderingInPieces => {
+      const pieces = version === null ? projectJsonTemplatePieces(doc) : releaseJsonTemplatePieces(doc, version);
+      if (pieces === null) throw jsonNotFound();
+      return { pieces, contentType: 'application/json', serial: doc.serial };
     };
     const documentKey = `${name}\0${version ?? ''}`;
     // Absolute URLs, as on pypi.org: under LARDER_PUBLIC_URL (one document, kept and shared), else under this
     // request's Host, put into a kept rendering that leaves them open; the filled document is this request's
-    // alone (not kept, and private to caches).
+    // alone (not kept, and private to caches). A document may list 50,000 releases: it is rendered in pieces.
     const { publicUrl } = deps.config;
     if (publicUrl) {
       const key = `json\0${documentKey}`;
-      const rendered = deps.rendered.get(key, doc, () => {
+      const rendered = await deps.rendered.getInPieces(key, doc, () => {
         const template = render();
-        return { ...template, body: fillBase(template.body, publicUrl) };
+        return { ...template, pieces: filledPieces(template.pieces, publicUrl) };
       });
+      if (wantsGzip(ctx, rendered)) await deps.rendered.gzipAhead(key, rendered);
       return sendIndexDocument(ctx, deps.config, deps.rendered, key, rendered, false);
     }
-    const template = deps.rendered.get(`json-template\0${documentKey}`, doc, render);
+    const template = await deps.rendered.getInPieces(`json-template\0${documentKey}`, doc, render);
     const own = await filledForRequest(ctx, template, requestBaseUrl(ctx, deps.config));
     await sendIndexDocument(ctx, deps.config, deps.rendered, null, own, false);
   };

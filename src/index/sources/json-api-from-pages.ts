@@ -5,10 +5,11 @@
  * passed on unchanged.
  */
 import type { Clock } from '../../base/clock.js';
-import type { ProjectPage, ProjectReleases, SourceTrace } from '../../model/documents.js';
+import type { FileEntry, ProjectPage, ProjectReleases, SourceTrace } from '../../model/documents.js';
 import { normalizeName, type ProjectName } from '../../model/names.js';
 import { latestRelease } from '../../model/release-choice.js';
-import { releasesFromPage } from '../../upstream/json-api-from-simple.js';
+import { releasesFromPageInSlices, withReleaseMetadata } from '../../upstream/json-api-from-simple.js';
+import { yieldToLoop } from '../../upstream/text-chunks.js';
 import type { IndexSource } from '../source.js';
 import type { StoredFacts } from './cached-files.js';
 import type { ReleaseMetadataLookup } from './core-metadata-file.js';
@@ -26,6 +27,9 @@ export interface CachedFileFacts {
  * project: other nodes sharing the cached-file index may cache some, and this node is not told.
  */
 export const RECHECK_INCOMPLETE_MS = 60_000;
+
+/** Files looked up in the cached-file index between two turns of the event loop. */
+const LOOKUPS_PER_SLICE = 2000;
 
 interface Build {
   doc: Promise<ProjectReleases>;
@@ -78,26 +82,31 @@ export class JsonApiFromPages extends SourceDecorator {
     return build.mark === mark && this.clock.now() - build.startedAt < RECHECK_INCOMPLETE_MS;
   }
 
+  /** In slices with turns of the event loop between: a page may list 50,000 files, each its own release. */
   private async build(page: ProjectPage): Promise<{ doc: ProjectReleases; complete: boolean }> {
-    const known = this.withCachedFacts(page);
-    const draft = releasesFromPage(known);
+    const known = await this.withCachedFacts(page);
+    const draft = await releasesFromPageInSlices(known);
     const latest = latestRelease(draft.releases.filter((r) => r.files.length > 0));
     const metadata = latest && (await this.metadataOf(page.name, latest));
     const allKnown = known.files.every((file) => file.size !== null && file.hashes.sha256);
     if (!metadata) return { doc: draft, complete: allKnown && !latest };
-    const doc = releasesFromPage(known, new Map([[latest.version, metadata]]));
+    await yieldToLoop();
+    const doc = withReleaseMetadata(draft, latest.version, metadata);
     // A PEP 503 page names the project only in its URL; the metadata has the name as its author wrote it.
     const displayName = page.displayName === page.name && normalizeName(metadata.name) === page.name ? metadata.name : page.displayName;
     return { doc: { ...doc, displayName }, complete: allKnown };
   }
 
   /** The page with the size and sha256 of each file it lacks them for, where the cached-file index has the file. */
-  private withCachedFacts(page: ProjectPage): ProjectPage {
-    const files = page.files.map((file) => {
-      if (file.size !== null && file.hashes.sha256) return file;
-      const stored = this.facts.storedFacts(page.name, file.filename);
-      return stored ? { ...file, size: stored.size, hashes: { ...file.hashes, sha256: stored.sha256 } } : file;
-    });
-    return files.some((file, i) => file !== page.files[i]) ? { ...page, files } : page;
+  private async withCachedFacts(page: ProjectPage): Promise<ProjectPage> {
+    const files: FileEntry[] = [];
+    let changed = false;
+    for (const file of page.files) {
+      if (files.length > 0 && files.length % LOOKUPS_PER_SLICE === 0) await yieldToLoop();
+      const stored = file.size !== null && file.hashes.sha256 ? null : this.facts.storedFacts(page.name, file.filename);
+      files.push(stored ? { ...file, size: stored.size, hashes: { ...file.hashes, sha256: stored.sha256 } } : file);
+      changed ||= stored !== null;
+    }
+    return changed ? { ...page, files } : page;
   }
 }

@@ -49,14 +49,23 @@ function links(view: ProjectView): string {
   return items.length ? `<h2 id="links-h">Project links</h2>\n<ul class="plain" aria-labelledby="links-h">${items.join('')}</ul>` : '';
 }
 
+/** Versions a project page lists, newest first; the others are counted, and the JSON API lists them all. */
+export const MAX_LISTED_VERSIONS = 5000;
+
 function versionList(view: ProjectView): string {
-  const items = view.releases.map((r) => {
+  const listed = view.releases.slice(0, MAX_LISTED_VERSIONS);
+  const unlisted = view.releases.length - listed.length;
+  const items = listed.map((r) => {
     const current = r.version === view.release.version ? ' aria-current="page"' : '';
     const yanked = r.yanked ? ` <span class="badge yanked">yanked</span>` : '';
     const when = r.files[0]?.uploadTime ? ` <span class="muted">${timeElement(r.files[0].uploadTime)}</span>` : '';
     return `<li><a href="${esc(projectPath(view.name, r.version))}"${current}>${esc(r.version)}</a>${yanked}${when}</li>`;
   });
-  return `<h2 id="versions-h">Versions</h2>\n<ul class="plain versions" aria-labelledby="versions-h">\n${items.join('\n')}\n</ul>`;
+  const more =
+    unlisted > 0
+      ? `\n<p class="muted">and ${unlisted.toLocaleString('en')} more, all listed in <a href="${esc(`/pypi/${encodeURIComponent(view.name)}/json`)}">the JSON API</a></p>`
+      : '';
+  return `<h2 id="versions-h">Versions</h2>\n<ul class="plain versions" aria-labelledby="versions-h">\n${items.join('\n')}\n</ul>${more}`;
 }
 
 function fileRow(project: string, file: ReleaseFile): string {
