@@ -94,7 +94,7 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
         const { headers } = req;
         const chosen = negotiate(undefined, headers.accept || undefined);
         const request = { acceptEncoding: headers['accept-encoding'] || undefined, ifNoneMatch: headers['if-none-match'] || undefined, trace };
-        return await send(req, res, projectPageAnswer(deps, found, chosen, request), sent);
+        return await send(req, res, await projectPageAnswer(deps, found, chosen, request), sent);
       }
     } catch {
       // The route answers errors.

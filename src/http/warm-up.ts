@@ -41,7 +41,7 @@ export async function warmUp(url: string, deps: HttpDeps): Promise<void> {
   const page = madeUpPage();
   for (const accept of ['application/vnd.pypi.simple.v1+json', 'text/html']) {
     const request = { acceptEncoding: 'gzip', ifNoneMatch: undefined, trace: { cache: 'hit' as const } };
-    projectPageAnswer(scratch, page, negotiateSimple(undefined, accept), request);
+    await projectPageAnswer(scratch, page, negotiateSimple(undefined, accept), request);
   }
   await new Promise<void>((resolve) => {
     const req = request(`${url}/health`, { agent: false, timeout: 2000 }, (res) => {

@@ -1,13 +1,13 @@
 /** What the HTML and JSON forms of a simple project page agree on. */
 import type { FileEntry, ProjectPage, ProjectStatus } from '../model/documents.js';
-import { compareVersions } from '../model/versions.js';
+import { sortVersions } from '../model/versions.js';
 import { compareCodePoints } from './json-wire.js';
 import { indexHashes } from './hashes.js';
 
 /** Files ordered as PyPI orders them: by version (PEP 440), then filename. */
 export function sortedFiles(files: readonly FileEntry[]): FileEntry[] {
-  // Versions are compared once per distinct pair, not once per file comparison (parsing dominates).
-  const versions = [...new Set(files.map((f) => f.version ?? ''))].sort(compareVersions);
+  // Each distinct version is parsed once and ranked; files then compare by rank (parsing dominates).
+  const versions = sortVersions(new Set(files.map((f) => f.version ?? '')));
   const rank = new Map(versions.map((v, i) => [v, i]));
   return [...files].sort((a, b) => rank.get(a.version ?? '')! - rank.get(b.version ?? '')! || compareCodePoints(a.filename, b.filename));
 }

@@ -27,12 +27,24 @@ function head(title: string, apiVersion: string, extraMeta: string[]): string {
 const TAIL = '  </body>\n</html>\n';
 
 export function renderProjectHtml(page: ProjectPage, base: string): string {
+  return [...projectHtmlPieces(page, base)].join('');
+}
+
+/** renderProjectHtml in pieces: the head, the anchors `perPiece` at a time, the tail. */
+export function* projectHtmlPieces(page: ProjectPage, base: string, perPiece = Infinity): Generator<string> {
   const status = projectStatus(page);
   const meta = [`<meta name="pypi:project-status" content="${escapeHtml(status.status)}">`];
   if (status.reason) meta.push(`<meta name="pypi:project-status-reason" content="${escapeHtml(status.reason)}">`);
   const title = `Links for ${page.name}`;
-  const anchors = sortedFiles(page.files).map((file) => `    ${fileAnchor(page, file, base)}<br />\n`);
-  return `${head(title, pageApiVersion(page), meta)}    <h1>${escapeHtml(title)}</h1>\n${anchors.join('')}${TAIL}<!--SERIAL ${page.serial}-->\n`;
+  yield `${head(title, pageApiVersion(page), meta)}    <h1>${escapeHtml(title)}</h1>\n`;
+  const files = sortedFiles(page.files);
+  for (let from = 0; from < files.length; from += perPiece) {
+    yield files
+      .slice(from, from + perPiece)
+      .map((file) => `    ${fileAnchor(page, file, base)}<br />\n`)
+      .join('');
+  }
+  yield `${TAIL}<!--SERIAL ${page.serial}-->\n`;
 }
 
 function fileAnchor(page: ProjectPage, file: FileEntry, base: string): string {

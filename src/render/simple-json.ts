@@ -8,7 +8,7 @@
 import { listBatches, type FileEntry, type ProjectListInput, type ProjectPage } from '../model/documents.js';
 import { API_VERSION, pageApiVersion } from './api-version.js';
 import { indexHashes } from './hashes.js';
-import { toCompactJson, toWireJson } from './json-wire.js';
+import { toCompactJson } from './json-wire.js';
 import { coreMetadata, projectStatus, requiresPython, sortedFiles, yankedReason } from './simple-fields.js';
 import { isoUploadTime } from './timestamps.js';
 import { fileUrl } from './urls.js';
@@ -17,13 +17,27 @@ import { fileUrl } from './urls.js';
 const ROOT_BATCH = 1000;
 
 export function renderProjectJson(page: ProjectPage, base: string): string {
-  return toWireJson({
+  return [...projectJsonPieces(page, base)].join('');
+}
+
+/**
+ * renderProjectJson in pieces: toWireJson of the page written around its `files` (the first key in wire
+ * order), `perPiece` files at a time.
+ */
+export function* projectJsonPieces(page: ProjectPage, base: string, perPiece = Infinity): Generator<string> {
+  const files = sortedFiles(page.files);
+  const rest = toCompactJson({
     meta: { 'api-version': pageApiVersion(page), '_last-serial': page.serial },
     name: page.name,
-    files: sortedFiles(page.files).map((file) => fileJson(page, file, base)),
     versions: versionsOf(page),
     'project-status': projectStatus(page),
   });
+  yield '{"files":[';
+  for (let from = 0; from < files.length; from += perPiece) {
+    const piece = files.slice(from, from + perPiece).map((file) => toCompactJson(fileJson(page, file, base)));
+    yield `${from === 0 ? '' : ','}${piece.join(',')}`;
+  }
+  yield `],${rest.slice(1)}\n`;
 }
 
 function fileJson(page: ProjectPage, file: FileEntry, base: string): Record<string, unknown> {

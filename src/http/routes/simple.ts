@@ -10,15 +10,24 @@ import { normalizeName } from '../../model/names.js';
 import { checkProjectName } from '../../index/client-names.js';
 import { listFamily } from '../../index/sources/root-list.js';
 import { isDiskFull } from '../../store/disk-space.js';
-import { renderProjectHtml, renderRootHtmlChunks } from '../../render/simple-html.js';
-import { renderProjectJson, renderRootJsonChunks } from '../../render/simple-json.js';
+import { projectHtmlPieces, renderProjectHtml, renderRootHtmlChunks } from '../../render/simple-html.js';
+import { projectJsonPieces, renderProjectJson, renderRootJsonChunks } from '../../render/simple-json.js';
 import type { HttpDeps } from '../deps.js';
 import type { Negotiated, Negotiator } from '../negotiate.js';
 import { sendThroughKoa, type Answer } from '../answer.js';
 import type { Handoff } from '../handoff.js';
 import type { ServedRoot } from '../root-render-cache.js';
 import { gzipEtag, matchesEtag, strongEtag } from '../etag.js';
-import { acceptsGzip, INDEX_CORS, indexCacheControl, indexDocumentAnswer, projectPageLinkBase, rootPageLinkBase, type DocumentRequest } from '../respond.js';
+import {
+  acceptsGzip,
+  INDEX_CORS,
+  indexCacheControl,
+  indexDocumentAnswer,
+  projectPageLinkBase,
+  rootPageLinkBase,
+  takesGzip,
+  type DocumentRequest,
+} from '../respond.js';
 
 export function redirect(ctx: Context, path: string): void {
   const query = ctx.querystring ? `?${ctx.querystring}` : '';
@@ -31,18 +40,33 @@ const simpleNotFound = () => new LarderError('not_found', 'Not Found', {}, '404 
 
 const formatOf = (ctx: Context) => (ctx.querystring ? (typeof ctx.query.format === 'string' ? ctx.query.format : undefined) : undefined);
 
+/** A page of more files than this is rendered a slice at a time, with the event loop running between slices. */
+export const PAGE_FILES_PER_PIECE = 2000;
+/** A rendering larger than this is gzipped off the main thread before it is sent. */
+const GZIP_AHEAD_BYTES = 256 * 1024;
+
 /**
  * A project page rendered for one format (kept in the rendered cache, one rendering for every client: its
- * links do not depend on the request), as an answer to a request.
+ * links do not depend on the request), as an answer to a request. A small page is rendered at once; a large
+ * one (up to the 200,000 files a page may list) in slices, and gzipped off the main thread.
  */
-export function projectPageAnswer(deps: HttpDeps, page: ProjectPage, chosen: Negotiated, request: DocumentRequest): Answer {
+export async function projectPageAnswer(deps: HttpDeps, page: ProjectPage, chosen: Negotiated, request: DocumentRequest): Promise<Answer> {
   const base = projectPageLinkBase(deps.config);
   const key = `simple\0${chosen.contentType}\0${page.name}`;
-  const rendered = deps.rendered.get(key, page, () => ({
-    body: chosen.format === 'json' ? renderProjectJson(page, base) : renderProjectHtml(page, base),
-    contentType: chosen.contentType,
-    serial: page.serial,
-  }));
+  const json = chosen.format === 'json';
+  const rendered =
+    page.files.length <= PAGE_FILES_PER_PIECE
+      ? deps.rendered.get(key, page, () => ({
+          body: json ? renderProjectJson(page, base) : renderProjectHtml(page, base),
+          contentType: chosen.contentType,
+          serial: page.serial,
+        }))
+      : await deps.rendered.getInPieces(key, page, () => ({
+          pieces: json ? projectJsonPieces(page, base, PAGE_FILES_PER_PIECE) : projectHtmlPieces(page, base, PAGE_FILES_PER_PIECE),
+          contentType: chosen.contentType,
+          serial: page.serial,
+        }));
+  if (rendered.body.length > GZIP_AHEAD_BYTES && takesGzip(request.acceptEncoding)) await deps.rendered.gzipAhead(key, rendered);
   return indexDocumentAnswer(deps.config, deps.rendered, key, rendered, true, request);
 }
 
@@ -123,7 +147,7 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: 
       throw simpleNotFound();
     }
     const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, trace };
-    await sendThroughKoa(ctx, projectPageAnswer(deps, page, chosen, request));
+    await sendThroughKoa(ctx, await projectPageAnswer(deps, page, chosen, request));
   };
   router.get('/simple/:project/', (ctx) => projectPage(ctx, true));
   router.get('/simple/:project', (ctx) => projectPage(ctx, false));
