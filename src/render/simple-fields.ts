@@ -4,12 +4,18 @@ import { sortVersions } from '../model/versions.js';
 import { compareCodePoints } from './json-wire.js';
 import { indexHashes } from './hashes.js';
 
-/** Files ordered as PyPI orders them: by version (PEP 440), then filename. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Files ordered as PyPI orders them: by version (PEP 440), then filename (by code point). */
 export function sortedFiles(files: readonly FileEntry[]): FileEntry[] {
   // Each distinct version is parsed once and ranked; files then compare by rank (parsing dominates).
   const versions = sortVersions(new Set(files.map((f) => f.version ?? '')));
   const rank = new Map(versions.map((v, i) => [v, i]));
-  return [...files].sort((a, b) => rank.get(a.version ?? '')! - rank.get(b.version ?? '')! || compareCodePoints(a.filename, b.filename));
+  const ranked = files.map((file) => ({ file, rank: rank.get(file.version ?? '')! }));
+  // `<` on strings orders by UTF-16 unit, which is code-point order unless a name holds a surrogate pair.
+  const byName = files.some((f) => SURROGATE.test(f.filename)) ? compareCodePoints : (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  ranked.sort((a, b) => a.rank - b.rank || byName(a.file.filename, b.file.filename));
+  return ranked.map((r) => r.file);
 }
 
 /** The page's project status; a page without one is active (PyPI always states it). */
