@@ -55,6 +55,12 @@ describe('hostile upstream pages', () => {
       assert.match(message, new RegExp(`simple HTML page ${up.url}evil/: a <a> tag has more than 64 attributes \\(larder's limit\\)`));
       assert.doesNotMatch(message.trim(), /\n/, 'one line');
       assert.equal((await rawGet(`${l.url}/health`)).status, 200);
+      // Refused pages are remembered as a 404 is: asking again does not fetch and parse it again.
+      up.clearLog();
+      const again = await rawGet(`${l.url}/simple/evil/`, { headers: { Accept: PIP_ACCEPT } });
+      assert.equal(again.status, 502);
+      assert.equal(again.body.toString(), message);
+      assert.equal(up.requestsTo('/simple/evil/').length, 0);
     } finally {
       await up.setFault(null);
     }
@@ -89,5 +95,22 @@ describe('hostile upstream pages', () => {
     } finally {
       await up.setFault(null);
     }
+  });
+
+  test('a refused page is asked for again once a 404 would be', async () => {
+    const clock = new ManualClock(Date.now());
+    const l = await startLarder({ upstream: up.url, pageTtl: 300_000, notFoundTtl: 60_000, upstreamRetries: 0 }, undefined, { clock });
+    larders.push(l);
+    await serve('/simple/victim/', 'text/html', MANY_ATTRIBUTES);
+    try {
+      assert.equal((await rawGet(`${l.url}/simple/victim/`, { headers: { Accept: PIP_ACCEPT } })).status, 502);
+    } finally {
+      await up.setFault(null);
+    }
+    clock.advance(59_000);
+    assert.equal((await rawGet(`${l.url}/simple/victim/`, { headers: { Accept: PIP_ACCEPT } })).status, 502, 'still remembered');
+    clock.advance(2_000);
+    const page = await rawGet(`${l.url}/simple/victim/`, { headers: { Accept: PIP_ACCEPT } });
+    assert.equal(page.status, 200, 'the page is read again once it is fixed');
   });
 });

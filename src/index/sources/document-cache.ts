@@ -3,7 +3,9 @@
  * validators and in memory; fresh ones served without asking; stale ones revalidated (If-None-Match /
  * If-Modified-Since), one request in flight per document. A request for a stale document waits at most
  * `staleWait` for the upstream, then gets the stale copy while the revalidation goes on; an upstream
- * failure also serves the stale copy. Offline, the upstream is never asked.
+ * failure also serves the stale copy. Offline, the upstream is never asked. A document the upstream sent
+ * that larder refuses to read (over a limit on untrusted content) is remembered as refused for as long as a
+ * 404 is, so that each request does not fetch and parse it again.
  */
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -15,6 +17,7 @@ import { documentLabel, type CachedDocumentId, type UpstreamDocumentStore } from
 import type { CacheState, SourceTrace } from '../../model/documents.js';
 import type { CacheEvents } from './cache-events.js';
 import { atMost } from '../../base/at-most.js';
+import { UpstreamError } from '../../upstream/upstream-error.js';
 import { offlineNotCached } from './cached-files.js';
 import type { Fetched, Validators } from './upstream-source.js';
 
@@ -44,6 +47,8 @@ export class DocumentCache {
   /** Decoded entries, so a hot page is neither decoded from LMDB nor rebuilt per request. */
   private readonly memory = new LRUCache<string, CachedDocument<unknown>>({ max: 5000 });
   private readonly inflight = new Map<string, Promise<Outcome<unknown>>>();
+  /** Documents refused as unreadable, and until when that answer stands. */
+  private readonly refused = new LRUCache<string, { err: unknown; until: number }>({ max: 1000 });
   /** Background writes not finished yet. */
   private readonly writes = new Set<Promise<void>>();
 
@@ -109,6 +114,14 @@ export class DocumentCache {
       return entry.value;
     }
     const label = documentLabel(request.id);
+    const refused = this.refused.get(label);
+    if (refused && this.options.clock.now() < refused.until) {
+      if (entry) {
+        report('stale');
+        return entry.value;
+      }
+      throw this.options.failure(request.what, refused.err);
+    }
     let pending = this.inflight.get(label) as Promise<Outcome<T>> | undefined;
     if (!pending) {
       pending = this.refresh(request, entry).finally(() => this.inflight.delete(label));
@@ -138,6 +151,9 @@ export class DocumentCache {
       this.store(id, { value: null, fetchedAt: now, validators: {} });
       return { value: null, state: entry ? 'revalidated' : 'miss' };
     } catch (err) {
+      if (err instanceof UpstreamError && err.kind === 'invalid') {
+        this.refused.set(documentLabel(id), { err, until: this.options.clock.now() + this.options.notFoundTtl });
+      }
       if (entry) {
         this.logger.warn({ err: (err as Error).message, what }, 'upstream failed; serving the stale cached copy');
         return { value: entry.value, state: 'stale' };
