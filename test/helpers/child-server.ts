@@ -1,6 +1,8 @@
 /** Runs the real `larder serve` CLI as a child process and finds its URL in its JSON log lines. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCommand } from '../fixtures/clients.js';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -37,6 +39,21 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LARDER_')) env[k] = v;
   return { ...env, ...extra };
+}
+
+/** Adds the user `alice` (password `alice-password`) to a data directory with the real CLI, as an operator would. */
+export async function addAlice(data: string): Promise<void> {
+  const add = await runCommand(
+    process.execPath,
+    ['--import', 'tsx', join(REPO, 'src', 'main.ts'), 'user', 'add', 'alice', '--password-stdin', '--data', data],
+    {
+      cwd: REPO,
+      env: cliEnv(),
+      input: 'alice-password\n',
+      timeoutMs: 60_000,
+    },
+  );
+  if (add.code !== 0) throw new Error(`larder user add failed: ${add.stderr}`);
 }
 
 export async function startChildServer(args: string[], env: Record<string, string> = {}, options: ChildServerOptions = {}): Promise<ChildServer> {

@@ -7,9 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCommand } from '../fixtures/clients.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { cliEnv, REPO, startChildServer, type ChildServer } from './child-server.js';
+import { addAlice, startChildServer, type ChildServer } from './child-server.js';
 import { measureAttack, type AttackMeasure, type HostileAnswer, type MeasureOptions } from './hostile-probe.js';
 import { basicAuth } from './larder.js';
 
@@ -52,17 +51,7 @@ export interface AttackRun extends AttackMeasure {
 export async function startHostileLab(): Promise<HostileLab> {
   const tmp = await mkdtemp(join(tmpdir(), 'larder-hostile-'));
   const data = join(tmp, 'data');
-  const add = await runCommand(
-    process.execPath,
-    ['--import', 'tsx', join(REPO, 'src', 'main.ts'), 'user', 'add', 'alice', '--password-stdin', '--data', data],
-    {
-      cwd: REPO,
-      env: cliEnv(),
-      input: 'alice-password\n',
-      timeoutMs: 60_000,
-    },
-  );
-  if (add.code !== 0) throw new Error(`larder user add failed: ${add.stderr}`);
+  await addAlice(data);
   const upstream = await startFakeUpstream();
   return {
     upstream,

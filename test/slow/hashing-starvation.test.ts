@@ -9,16 +9,13 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { runCommand } from '../fixtures/clients.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
-import { cliEnv, startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { addAlice, startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { basicAuth } from '../helpers/larder.js';
 import { rawGet } from '../helpers/raw-get.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const IN_FLIGHT = 32;
 const PER_CLIENT = 4;
 
@@ -31,17 +28,7 @@ describe('password hashing and file serving', () => {
   before(async () => {
     tmp = await mkdtemp(join(tmpdir(), 'larder-starve-'));
     data = join(tmp, 'data');
-    const add = await runCommand(
-      process.execPath,
-      ['--import', 'tsx', join(REPO, 'src', 'main.ts'), 'user', 'add', 'alice', '--password-stdin', '--data', data],
-      {
-        cwd: REPO,
-        env: cliEnv(),
-        input: 'alice-password\n',
-        timeoutMs: 60_000,
-      },
-    );
-    assert.equal(add.code, 0, add.stderr);
+    await addAlice(data);
     server = await startChildServer(['--data', data, '--upstream', 'none'], {
       UV_THREADPOOL_SIZE: '1',
       LARDER_LOGIN_FAILURE_LIMIT: '100000',

@@ -10,11 +10,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { runCommand } from '../fixtures/clients.js';
 import { buildWheel } from '../fixtures/dists.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { syntheticReleases } from '../fixtures/synthetic-dists.js';
-import { type ChildServer, cliEnv, REPO, startChildServer } from '../helpers/child-server.js';
+import { addAlice, type ChildServer, startChildServer } from '../helpers/child-server.js';
 import { basicAuth } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
@@ -49,12 +48,7 @@ describe('a hostile description holds up no other request', () => {
   before(async () => {
     tmp = await mkdtemp(join(tmpdir(), 'larder-hostile-timing-'));
     const data = join(tmp, 'data');
-    const add = await runCommand(
-      process.execPath,
-      ['--import', 'tsx', join(REPO, 'src', 'main.ts'), 'user', 'add', 'alice', '--password-stdin', '--data', data],
-      { cwd: REPO, env: cliEnv(), input: 'alice-password\n', timeoutMs: 60_000 },
-    );
-    assert.equal(add.code, 0, add.stderr);
+    await addAlice(data);
     server = await startChildServer(['--data', data, '--upstream', 'none']);
     for (const [name, description] of [
       ['over-cap', nestedDivs(1024 * 1024)],

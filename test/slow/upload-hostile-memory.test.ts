@@ -10,17 +10,14 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { runCommand } from '../fixtures/clients.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { digestBuffer } from '../fixtures/hashes.js';
-import { cliEnv, startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { addAlice, startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { basicAuth } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
 import { paxHeader, tarData, tarHeader, writeRawTarGz } from '../unit/helpers/upload-archives.js';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const NAMES = 80_000;
 const NAME_LENGTH = 3000;
 const MiB = 1024 * 1024;
@@ -38,12 +35,7 @@ describe('an sdist of many long top-level names', { skip: !existsSync('/proc/sel
   before(async () => {
     tmp = await mkdtemp(join(tmpdir(), 'larder-names-'));
     const data = join(tmp, 'data');
-    const add = await runCommand(
-      process.execPath,
-      ['--import', 'tsx', join(REPO, 'src', 'main.ts'), 'user', 'add', 'alice', '--password-stdin', '--data', data],
-      { cwd: REPO, env: cliEnv(), input: 'alice-password\n', timeoutMs: 60_000 },
-    );
-    assert.equal(add.code, 0, add.stderr);
+    await addAlice(data);
     server = await startChildServer(['--data', data, '--upstream', 'none']);
   });
   after(async () => {

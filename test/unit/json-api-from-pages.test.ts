@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 /** The JSON API document built from a simple page, for upstreams without a JSON API; the `.metadata` reader it uses. */
+import { turnCounter } from '../helpers/turn-counter.js';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -107,15 +108,10 @@ describe('JsonApiFromPages', () => {
     const { inner, source } = demo();
     const page = plainPage(10_000);
     inner.pages.set(name, page);
-    let turns = 0;
-    let running = true;
-    const count = () => {
-      turns++;
-      if (running) setImmediate(count);
-    };
-    setImmediate(count);
+    const counter = turnCounter();
     const doc = (await source.getReleases(name))!;
-    running = false;
+    counter.stop();
+    const turns = counter.turns();
     // Slices of ITEMS_PER_SLICE: five of lookups, five of files, five of versions, five of releases at least.
     assert.ok(turns >= 4 * (10_000 / ITEMS_PER_SLICE), `the event loop turned ${turns} times`);
     assert.deepEqual(doc, releasesFromPage(page));

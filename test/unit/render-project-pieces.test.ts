@@ -3,6 +3,7 @@
  * content") is rendered a slice of files at a time with the event loop running between slices, into the
  * very bytes a one-piece rendering gives.
  */
+import { turnCounter } from '../helpers/turn-counter.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
@@ -42,16 +43,11 @@ test('the pieces of a page, in slices of any size, join into the one-piece rende
 test('a page of more files than a slice is answered after several turns of the event loop, with the bytes of one rendering', async () => {
   const p = page(PAGE_FILES_PER_PIECE * 4 + 1);
   const deps = { config: { publicUrl: null }, rendered: new RenderedCache(64 << 20) } as unknown as HttpDeps;
-  let turns = 0;
-  let running = true;
-  const count = () => {
-    turns++;
-    if (running) setImmediate(count);
-  };
-  setImmediate(count);
+  const counter = turnCounter();
   const request = { acceptEncoding: 'gzip', ifNoneMatch: undefined, trace: {} };
   const html = await projectPageAnswer(deps, p, { format: 'html', contentType: 'text/html; charset=utf-8' } as never, request);
-  running = false;
+  counter.stop();
+  const turns = counter.turns();
   assert.ok(turns >= 5, `turns of the event loop while rendering: ${turns}`);
   assert.equal(html.status, 200);
   assert.equal(gunzipSync(html.body as Buffer).toString(), renderProjectHtml(p, FROM_PROJECT_PAGE));

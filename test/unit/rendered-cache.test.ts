@@ -1,21 +1,10 @@
 /** The rendered-document cache: a large document rendered a piece at a time, once, and its gzip form made off the main thread. */
+import { turnCounter } from '../helpers/turn-counter.js';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { strongEtag } from '../../src/http/etag.js';
 import { RenderedCache } from '../../src/http/rendered-cache.js';
-
-/** Counts turns of the event loop (setImmediate callbacks) until `stop()`. */
-function turnCounter(): { turns: () => number; stop: () => void } {
-  let turns = 0;
-  let running = true;
-  const count = () => {
-    turns++;
-    if (running) setImmediate(count);
-  };
-  setImmediate(count);
-  return { turns: () => turns, stop: () => (running = false) };
-}
 
 /** `count` pieces, noting which has been made. */
 function pieces(count: number, made: number[]): Iterable<string> {
