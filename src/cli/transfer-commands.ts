@@ -50,7 +50,7 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
     summary: 'write private projects and the upstream cache to one archive (air-gap transfer)',
     description: [
       'FILE is an uncompressed tar holding a consistent snapshot (taken in one read transaction, also while',
-      'the server runs): a header, the LMDB records as JSON lines, every referenced blob once, and last a',
+      'the server runs): a header, the stored records as JSON lines, every referenced blob once, and last a',
       'manifest with the size and sha256 of every entry. It is written to FILE.tmp and renamed when complete.',
       '',
       PROGRESS_HELP,

@@ -13,7 +13,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { RenderedCache } from './rendered-cache.js';
 import type { RootRenderCache } from './root-render-cache.js';
 
-/** What the HTTP layer is handed by the composition root. Routes talk to `source`, never to LMDB for reads. */
+/** What the HTTP layer is handed by the composition root. Routes talk to `source`, never to the stores for reads. */
 export interface HttpDeps {
   config: Config;
   clock: Clock;

@@ -2,8 +2,9 @@
  * Publishes a validated upload. Every refusal (permission and new-name rules, the duplicate policy, a file
  * name once deleted, an unsound archive, METADATA that contradicts the filename) is decided before any
  * blob is committed, with publishes of one project serialized; then the blobs are committed durably and
- * one LMDB transaction writes file, release, serial and changelog. Should that transaction still refuse
- * (another process got there first), the blobs this upload added and nothing references are removed.
+ * one index-store transaction (LMDB or PostgreSQL) writes file, release, serial and changelog. Should that
+ * transaction still refuse (another process or node got there first), the blobs this upload added and
+ * nothing references are removed.
  */
 import type { Clock } from '../base/clock.js';
 import { BackendUnavailable } from '../store/backend-unavailable.js';

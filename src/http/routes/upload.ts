@@ -7,7 +7,7 @@ import { validateUpload } from '../../upload/validate.js';
 import type { HttpDeps } from '../deps.js';
 import { requireIdentity } from '../identity.js';
 
-/** Free space an upload leaves for the LMDB commit that records it. */
+/** Free space an upload leaves for the commit that records it when the index is LMDB on the data disk. */
 const LMDB_HEADROOM = 16 * 1024 * 1024;
 
 export function registerUploadRoutes(router: Router, deps: HttpDeps): void {
@@ -20,7 +20,7 @@ export function registerUploadRoutes(router: Router, deps: HttpDeps): void {
     });
     try {
       const upload = await validateUpload(raw);
-      // The record is an LMDB commit: never start one that the disk cannot take.
+      // With LMDB the record is a commit on the data disk: never start one that the disk cannot take.
       if (!(await deps.space.allows(0, Math.min(deps.config.diskReserve, LMDB_HEADROOM)))) {
         throw diskFullError("the data disk is too full for the upload's record");
       }
