@@ -3,7 +3,6 @@ import { collectStats, privateFileTotals, reusedStats } from './index/stats.js';
 import { access, constants, mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -58,6 +57,7 @@ import { Metrics } from './metrics/metrics.js';
 import { BackendMetrics } from './metrics/backend-metrics.js';
 import { EventLoopDelay } from './metrics/event-loop-delay.js';
 import type { BlobStore } from './store/blob-store.js';
+import { dataLayout } from './store/data-layout.js';
 import { DiskSpace } from './store/disk-space.js';
 import type { IndexStore } from './store/index-store.js';
 import { openBackends, type BackendObserve } from './store/open-backends.js';
@@ -174,7 +174,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     logger,
     metrics,
     rendered: new RenderedCache(config.memoryCacheSize),
-    rootPages: new RootRenderCache(join(config.data, 'cache'), space, (err) => logger.warn({ err: err.message }, 'rendering the project list failed')),
+    rootPages: new RootRenderCache(dataLayout(config.data).cache, space, (err) => logger.warn({ err: err.message }, 'rendering the project list failed')),
     stats: reusedStats(() => collectStats(meta, stores.cachedFiles), clock),
   };
 

@@ -3,7 +3,6 @@
  * (the first upstream keeps the default one, so a single LARDER_UPSTREAM behaves as before), and the
  * decorators that complete JSON API documents. app.ts builds one per configured upstream.
  */
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.js';
 import { deriveJsonApi } from '../config/load.js';
@@ -11,6 +10,7 @@ import type { Config, UpstreamSpecOf } from '../config/schema.js';
 import { Metrics } from '../metrics/metrics.js';
 import { StorageReporter } from '../metrics/storage-reporter.js';
 import type { CachedFileId } from '../store/cached-file-index.js';
+import { dataLayout } from '../store/data-layout.js';
 import { DiskSpace } from '../store/disk-space.js';
 import { NamespacedCachedFiles } from '../store/namespaced-cached-files.js';
 import type { CrossNodeDownloads } from './sources/cross-node-downloads.js';
@@ -110,7 +110,7 @@ export function buildUpstreamChain(spec: UpstreamSpecOf, upstreamConfig: Config,
       staleWait: Math.min(config.staleWait, config.upstreamDeadline),
       offline: config.offline,
       maxFileSize: config.maxFileSize,
-      cacheDir: first ? join(config.data, 'cache') : join(config.data, 'cache', 'upstreams', spec.name),
+      rootListFile: dataLayout(config.data).upstreamRootList(spec.name, first),
       clock,
       space,
       budget: budget && !first ? { added: (id) => budget.added({ ...id, project: prefix + id.project }) } : budget,

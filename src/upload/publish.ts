@@ -16,6 +16,7 @@ import type { ProjectName } from '../model/names.js';
 import { normalizeVersion } from '../model/versions.js';
 import type { IndexStore, PublishInput, PublishResult } from '../store/index-store.js';
 import type { FileRecord } from '../store/records.js';
+import { isSameFile } from '../store/same-file.js';
 import type { Storage } from '../store/storage.js';
 import { readWheelMetadata } from './dist-metadata.js';
 import { checkSdist } from './sdist-check.js';
@@ -83,7 +84,7 @@ export class Publisher {
     const { content } = upload;
     const existing = this.meta.getFile(upload.project, upload.filename);
     if (existing) {
-      if (existing.sha256 === content.sha256) return 'identical';
+      if (isSameFile(existing, content)) return 'identical';
       throw alreadyExists(existing);
     }
     if (this.meta.isFilenameDeleted(upload.project, upload.filename)) throw filenameReused();

@@ -8,10 +8,10 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Identity } from '../auth/authenticator.js';
 import type { Clock } from '../base/clock.js';
 import type { IndexStore } from '../store/index-store.js';
+import { dataLayout } from '../store/data-layout.js';
 import type { UserRecord } from '../store/records.js';
 
 export const SESSION_COOKIE = 'larder_session';
@@ -44,7 +44,7 @@ export interface WebSession {
  */
 export async function loadSessionKey(dataDir: string, secret: string | null = null): Promise<Buffer> {
   if (secret !== null) return createHash('sha256').update('larder web session key\0').update(secret).digest();
-  const path = join(dataDir, 'web-session.key');
+  const path = dataLayout(dataDir).sessionKey;
   const existing = await readFile(path).catch(() => null);
   if (existing && existing.length >= 32) return existing;
   const key = randomBytes(32);

@@ -74,7 +74,7 @@ function cachedSource(upstream: FakeUpstream, offline = false): CachedSource {
     staleWait: 1000,
     offline,
     maxFileSize: 1 << 20,
-    cacheDir: join(dir, 'cache'),
+    rootListFile: join(dir, 'cache', 'upstream-root.txt'),
     clock,
     space: new DiskSpace(dir, 0, clock),
   };

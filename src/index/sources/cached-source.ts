@@ -31,7 +31,7 @@ export interface CachedSourceOptions {
   staleWait: number;
   offline: boolean;
   maxFileSize: number;
-  cacheDir: string;
+  rootListFile: string;
   clock: Clock;
   space: DiskSpace;
   /** Keeps cached files under a size bound, when one is configured. */
@@ -62,7 +62,7 @@ export class CachedSource implements IndexSource {
     const fileOptions = { offline, clock, space, maxFileSize: options.maxFileSize, budget: options.budget, crossNode: options.crossNode };
     this.files = new CachedFiles(upstream, files, blobs, fileOptions, logger, events, (name) => this.getProject(name));
     this.root = new RootList(upstream, docs, {
-      cacheDir: options.cacheDir,
+      rootListFile: options.rootListFile,
       ttl: options.rootTtl,
       staleWait: options.staleWait,
       offline,

@@ -20,7 +20,8 @@ import type { UpstreamSource } from './upstream-source.js';
 const BATCH_CHARS = 1 << 20;
 
 export interface RootListOptions {
-  cacheDir: string;
+  /** Where the upstream's project list is kept between runs (the data layout names it). */
+  rootListFile: string;
   ttl: number;
   staleWait: number;
   offline: boolean;
@@ -50,7 +51,7 @@ export class RootList {
     private readonly docs: UpstreamDocumentStore,
     private readonly options: RootListOptions,
   ) {
-    this.path = join(options.cacheDir, 'upstream-root.txt');
+    this.path = options.rootListFile;
   }
 
   private record(): RootListRecord | undefined {

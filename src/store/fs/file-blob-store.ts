@@ -7,6 +7,7 @@ import { access, mkdir, open, readdir, rename, rm, stat, unlink, utimes } from '
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { BlobStore } from '../blob-store.js';
+import { dataLayout } from '../data-layout.js';
 import { freshTmpPath, purgeTmpDir } from '../tmp-dir.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -25,8 +26,9 @@ export class FileBlobStore implements BlobStore {
     dataDir: string,
     private readonly monotonicMs: () => number = () => performance.now(),
   ) {
-    this.blobsDir = join(dataDir, 'blobs', 'sha256');
-    this.tmpDir = join(dataDir, 'tmp');
+    const layout = dataLayout(dataDir);
+    this.blobsDir = layout.blobs;
+    this.tmpDir = layout.tmp;
   }
 
   async init(): Promise<void> {

@@ -1,7 +1,7 @@
 /** The LMDB environment under data/meta: every database of the private index and the upstream cache lives in it. */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
+import { dataLayout } from '../data-layout.js';
 
 /** Keys of the databases: a string, a number, or an array of them (ordered element by element). */
 export type Key = string | number | (string | number)[];
@@ -10,7 +10,7 @@ export type Key = string | number | (string | number)[];
 export const after = (prefix: string): Key => [`${prefix}\u0000`];
 
 export function openEnvironment(dataDir: string): RootDatabase {
-  const path = join(dataDir, 'meta');
+  const path = dataLayout(dataDir).indexDb;
   mkdirSync(path, { recursive: true });
   return open({ path, maxDbs: 32, compression: false });
 }

@@ -6,6 +6,7 @@ import type { RootDatabase } from 'lmdb';
 import type { IndexImport, IndexSnapshot, IndexStore, PublishInput, PublishResult } from '../index-store.js';
 import type { EndedSession, FileRecord, TokenRecord, UserRecord } from '../records.js';
 import { IndexDatabases } from './index-databases.js';
+import { isSameFile } from '../same-file.js';
 
 export class LmdbIndexStore extends IndexDatabases implements IndexStore {
   /** The same databases without the transactions of this class's writes: the target of `importRecords`. */
@@ -40,7 +41,7 @@ export class LmdbIndexStore extends IndexDatabases implements IndexStore {
       const { project, release, file, user } = input;
       const existing = this.files.get([project.name, file.filename]);
       if (existing) {
-        return existing.sha256 === file.sha256 && existing.blake2b_256 === file.blake2b_256
+        return isSameFile(existing, file)
           ? { outcome: 'identical', serial: this.projects.get(project.name)?.serial ?? this.lastSerial() }
           : { outcome: 'conflict', existing };
       }

@@ -14,6 +14,7 @@ import { type Queryable, select } from './database.js';
 import type { Replica, ReplicaPart } from './replica.js';
 import type { Change, RevisionWriter } from './revision-writer.js';
 import { fileOf } from './rows.js';
+import { isSameFile } from '../same-file.js';
 import { StagedImport } from './staged-import.js';
 
 const project = (name: string) => `project:${name}`;
@@ -73,7 +74,7 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
       const [current] = await select(tx, 'SELECT display_name, serial FROM projects WHERE name = $1', [p.name]);
       if (existing) {
         const found = fileOf(existing);
-        const same = found.sha256 === file.sha256 && found.blake2b_256 === file.blake2b_256;
+        const same = isSameFile(found, file);
         const serial = current ? Number(current.serial) : await lastSerial(tx);
         return { result: same ? { outcome: 'identical', serial } : { outcome: 'conflict', existing: found }, scopes: [] };
       }

@@ -7,7 +7,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, stat, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
   CopyObjectCommand,
@@ -21,6 +20,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { type Clock, systemClock } from '../../base/clock.js';
 import type { BlobStore, GrowingCommit } from '../blob-store.js';
+import { dataLayout } from '../data-layout.js';
 import { freshTmpPath, purgeTmpDir } from '../tmp-dir.js';
 import { createS3Client, type S3ClientOptions } from './s3-client.js';
 import { describeS3Error, isNotFound } from './s3-errors.js';
@@ -78,7 +78,7 @@ export class S3BlobStore implements BlobStore {
   constructor(private readonly options: S3BlobStoreOptions) {
     const location = parseS3Location(options.location);
     this.keys = new S3Keys(location);
-    this.tmpDir = join(options.dataDir, 'tmp');
+    this.tmpDir = dataLayout(options.dataDir).tmp;
     this.client = options.client ?? createS3Client(options);
     this.where = { location, endpoint: options.endpoint ?? `AWS ${options.region ?? 'in the default region'}` };
     this.clock = options.clock ?? systemClock;

@@ -34,6 +34,15 @@ export function indexStoreContract(name: string, open: StorageFactory): void {
       assert.equal(store.lastSerial(), serial);
     });
 
+    test('the same sha256 with another blake2b_256 is a conflict (the shared same-file rule)', async () => {
+      const store = storage().index;
+      const serial = store.lastSerial();
+      const input = publishInput('demo-1.0-py3-none-any.whl', '1.0');
+      const other = { ...input, file: { ...input.file, blake2b_256: 'e'.repeat(64) } };
+      assert.equal((await store.publishFile(other)).outcome, 'conflict');
+      assert.equal(store.lastSerial(), serial);
+    });
+
     test('serials only grow across every kind of change, and removed filenames stay reserved', async () => {
       const store = storage().index;
       const seen = [store.lastSerial()];
