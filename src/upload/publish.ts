@@ -16,7 +16,7 @@ import { normalizeVersion } from '../model/versions.js';
 import type { IndexStore, PublishInput, PublishResult } from '../store/index-store.js';
 import type { FileRecord } from '../store/records.js';
 import type { Storage } from '../store/storage.js';
-import { readWheelMetadata } from './dist-metadata.js';
+import { readWheelMetadata } from '../archive/dist-metadata.js';
 import { checkSdist } from './sdist-check.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { ValidatedUpload } from './types.js';
