@@ -10,7 +10,7 @@ import { UpstreamRouter } from '../index/sources/upstream-router.js';
 import { createLogger } from '../logger.js';
 import { Policy } from '../policy/policy.js';
 import { PolicySource } from '../policy/policy-source.js';
-import { namePattern } from '../policy/requirements.js';
+import { namePattern } from '../model/requirements.js';
 import type { Storage } from '../store/storage.js';
 import { UsageError } from './args.js';
 

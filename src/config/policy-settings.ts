@@ -2,7 +2,7 @@
  * The supply-chain policy's settings (release cooldown, deny and allow lists) and the list of upstreams,
  * with their parsers. docs/policy.md describes what they do.
  */
-import { parseRequirementList } from '../policy/requirements.js';
+import { parseRequirementList } from '../model/requirements.js';
 import { ConfigError, parseDuration, type Parser } from './values.js';
 
 export interface UpstreamSpec {

@@ -15,7 +15,7 @@ import { DiskSpace } from '../store/disk-space.js';
 import { NamespacedCachedFiles } from '../store/namespaced-cached-files.js';
 import type { CrossNodeDownloads } from './sources/cross-node-downloads.js';
 import type { Storage } from '../store/storage.js';
-import { readWheelMetadata } from '../upload/dist-metadata.js';
+import { readWheelMetadata } from '../archive/dist-metadata.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { OriginPolicy } from '../upstream/origin-policy.js';
 import type { IndexSource } from './source.js';

@@ -11,7 +11,7 @@ import type { ProjectName } from '../model/names.js';
 import type { CachedSource } from '../index/sources/cached-source.js';
 import { mirrorFileKey } from '../store/mirror-set-store.js';
 import { parseCoreMetadata } from '../upstream/core-metadata.js';
-import { readWheelMetadata } from '../upload/dist-metadata.js';
+import { readWheelMetadata } from '../archive/dist-metadata.js';
 import type { MirrorIndex } from './closure.js';
 import type { FetchProgress } from './fetch.js';
 import type { UncachedMetadata } from './uncached-metadata.js';

@@ -14,7 +14,7 @@ import { formatBytes } from '../base/units.js';
 import type { FileEntry } from '../model/documents.js';
 import { MAX_METADATA_BYTES } from '../index/sources/cached-files.js';
 import { DownloadVerifier, strongestHash, VerificationError } from '../index/sources/download-verifier.js';
-import { readWheelMetadata } from '../upload/dist-metadata.js';
+import { readWheelMetadata } from '../archive/dist-metadata.js';
 import type { UpstreamClient, UpstreamResponse } from '../upstream/client.js';
 import { discard, statusError } from '../upstream/read-body.js';
 import { UpstreamError } from '../upstream/upstream-error.js';

@@ -16,7 +16,7 @@ import { versionFromFilename } from '../model/filenames.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
 import type { IndexSource } from '../index/source.js';
 import { SourceDecorator } from '../index/sources/source-decorator.js';
-import type { PolicyAudit } from '../metrics/policy-metrics.js';
+import type { PolicyAudit } from './policy-metrics.js';
 import type { ExemptionRecord } from '../store/policy-store.js';
 import type { Policy, PolicyRule, Refusal } from './policy.js';
 

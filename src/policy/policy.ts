@@ -6,7 +6,7 @@
 import type { Clock } from '../base/clock.js';
 import type { PolicyConfig } from '../config/policy-settings.js';
 import type { ExemptionRecord, PolicyStore } from '../store/policy-store.js';
-import { coversProject, matchesRelease, namesProject, parseRequirementList, type Requirement } from './requirements.js';
+import { coversProject, matchesRelease, namesProject, parseRequirementList, type Requirement } from '../model/requirements.js';
 
 export type PolicyRule = 'deny' | 'allow-list' | 'cooldown' | 'unknown-upload-time';
 

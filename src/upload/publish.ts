@@ -18,7 +18,7 @@ import type { IndexStore, PublishInput, PublishResult } from '../store/index-sto
 import type { FileRecord } from '../store/records.js';
 import { isSameFile } from '../store/same-file.js';
 import type { Storage } from '../store/storage.js';
-import { readWheelMetadata } from './dist-metadata.js';
+import { readWheelMetadata } from '../archive/dist-metadata.js';
 import { checkSdist } from './sdist-check.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { ValidatedUpload } from './types.js';

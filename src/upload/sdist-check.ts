@@ -10,9 +10,9 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { LarderError } from '../base/errors.js';
-import { exceedsRatio, invalidDist, ratioExceeded } from './archive-limits.js';
+import { exceedsRatio, invalidDist, ratioExceeded } from '../archive/archive-limits.js';
 import { notATar, TarEntryReader } from './tar-entries.js';
-import { withZip } from './zip-entries.js';
+import { withZip } from '../archive/zip-entries.js';
 
 const wrongTopLevel = () => invalidDist('Incorrect number of top-level directories in sdist');
 

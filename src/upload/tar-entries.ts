@@ -19,7 +19,7 @@ import {
   nameTooLong,
   tarNotAccepted,
   tooManyEntries,
-} from './archive-limits.js';
+} from '../archive/archive-limits.js';
 
 export interface TarMember {
   /** The member's path as written (pax `path` or GNU long name applied), not normalized. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/schema.js';
-import { coversProject, matchesRelease, parseRequirementList } from '../../src/policy/requirements.js';
+import { coversProject, matchesRelease, parseRequirementList } from '../../src/model/requirements.js';
 
 describe('policy requirements', () => {
   test('names, globs and specifier sets; a comma inside a specifier set continues it', () => {

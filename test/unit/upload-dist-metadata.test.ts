@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LarderError } from '../../src/base/errors.js';
-import { readWheelMetadata } from '../../src/upload/dist-metadata.js';
+import { readWheelMetadata } from '../../src/archive/dist-metadata.js';
 import { checkSdist } from '../../src/upload/sdist-check.js';
 import { metadataText, paxHeader, tarData, tarHeader, writeRawTarGz, writeTarGz, writeWheel, writeZip } from './helpers/upload-archives.js';
 

@@ -4,7 +4,7 @@
  * policy is about projects and versions, not about how they are asked for.
  */
 import * as pep440 from '@renovatebot/pep440';
-import { normalizeName } from '../model/names.js';
+import { normalizeName } from './names.js';
 
 export interface Requirement {
   /** As written, for messages. */

@@ -5,7 +5,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
-import type { PolicyRule } from '../policy/policy.js';
+import type { PolicyRule } from './policy.js';
 
 export type PolicyAction = 'hidden' | 'refused';
 
