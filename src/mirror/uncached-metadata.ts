@@ -12,7 +12,7 @@ import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { formatBytes } from '../base/units.js';
 import type { FileEntry } from '../model/documents.js';
-import { MAX_METADATA_BYTES } from '../index/sources/cached-files.js';
+import { MAX_METADATA_BYTES } from '../index/sources/cached-file-target.js';
 import { DownloadVerifier, strongestHash, VerificationError } from '../index/sources/download-verifier.js';
 import { readWheelMetadata } from '../archive/dist-metadata.js';
 import type { UpstreamClient, UpstreamResponse } from '../upstream/client.js';

@@ -18,17 +18,14 @@ import { contentTypeFor, requestedName } from '../../model/filenames.js';
 import type { FileBody, FileEntry, FileVariant, ProjectPage, SourceTrace } from '../../model/documents.js';
 import type { ProjectName } from '../../model/names.js';
 import type { CacheEvents } from './cache-events.js';
-import { strongestHash, VerificationError } from './download-verifier.js';
+import { VerificationError } from './download-verifier.js';
+import { type CachedFileTarget, cachedFileTarget, sha256Of } from './cached-file-target.js';
 import { FileDownload } from './file-download.js';
 import { storedBody } from './stored-body.js';
 import type { CrossNodeDownloads, Release } from './cross-node-downloads.js';
 import { FileRecordMarks } from './file-record-marks.js';
 import type { UpstreamSource } from './upstream-source.js';
 
-/** `.metadata` files are a few kB; a long description takes them to a few hundred. */
-export const MAX_METADATA_BYTES = 10 * 1024 * 1024;
-/** Detached signatures are a few hundred bytes. */
-const MAX_SIGNATURE_BYTES = 1024 * 1024;
 /** How often a cached file's last access is written (for the eviction order). */
 const ACCESS_RESOLUTION_MS = 60_000;
 
@@ -41,12 +38,6 @@ export interface CachedFilesOptions {
   budget?: { added(id: CachedFileId): Promise<void> };
   /** Downloads shared with the other nodes of one blob store, when there are others. */
   crossNode?: CrossNodeDownloads;
-}
-
-interface Target {
-  url: string;
-  expected: { hash: { name: string; hex: string } | null; size: number | null };
-  maxBytes: number;
 }
 
 /** What the cached-file index says of a file: its verified size and sha256. */
@@ -86,7 +77,7 @@ export class CachedFiles {
     if (this.options.offline) throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
     const page = await this.pageOf(name);
     const file = page ? this.fileOf(page, filename) : undefined;
-    const target = file && this.target(file, variant);
+    const target = file && cachedFileTarget(file, variant, this.options.maxFileSize);
     if (!target) return null;
     const stored = await this.alreadyStored(id, target);
     if (stored) {
@@ -137,22 +128,11 @@ export class CachedFiles {
     this.files.touch(id, record, now).catch((err: Error) => this.events.storeFailed?.('file access time', err));
   }
 
-  private target(file: FileEntry, variant: FileVariant): Target | null {
-    const max = this.options.maxFileSize;
-    if (variant === 'file') return { url: file.sourceUrl, expected: { hash: strongestHash(file.hashes), size: file.size }, maxBytes: max };
-    if (variant === 'metadata') {
-      if (file.coreMetadata === false) return null;
-      const hash = file.coreMetadata === true ? null : strongestHash(file.coreMetadata);
-      return { url: `${file.sourceUrl}.metadata`, expected: { hash, size: null }, maxBytes: Math.min(max, MAX_METADATA_BYTES) };
-    }
-    return file.hasSig ? { url: `${file.sourceUrl}.asc`, expected: { hash: null, size: null }, maxBytes: Math.min(max, MAX_SIGNATURE_BYTES) } : null;
-  }
-
   /**
    * The verified blob of the sha256 the upstream lists, when the store has it already (another node
    * downloaded the file, or a private upload holds the same bytes): recorded, so later requests are hits.
    */
-  private async alreadyStored(id: CachedFileId, target: Target): Promise<CachedFileRecord | null> {
+  private async alreadyStored(id: CachedFileId, target: CachedFileTarget): Promise<CachedFileRecord | null> {
     const sha256 = sha256Of(target);
     if (!sha256 || !(await this.blobs.has(sha256).catch(() => false))) return null;
     const size = target.expected.size ?? (await this.blobs.size(sha256));
@@ -185,7 +165,7 @@ export class CachedFiles {
    * Joins the download under way for this file when it can take another client, else starts one —
    * unless another node is downloading it: then its blob is awaited (up to a bound) and read from the store.
    */
-  private async follow(id: CachedFileId, target: Target): Promise<{ stream: Readable; size: number | null }> {
+  private async follow(id: CachedFileId, target: CachedFileTarget): Promise<{ stream: Readable; size: number | null }> {
     const label = `${id.project}\u0000${id.filename}\u0000${id.variant}`;
     const local = await this.join(label);
     if (local) return local;
@@ -230,7 +210,7 @@ export class CachedFiles {
   }
 
   /** Starts a download and its first client (at once, so that no byte arrives before someone takes it). */
-  private async start(id: CachedFileId, target: Target): Promise<{ download: FileDownload; first: Promise<Readable> }> {
+  private async start(id: CachedFileId, target: CachedFileTarget): Promise<{ download: FileDownload; first: Promise<Readable> }> {
     const { filename } = id;
     const abort = new AbortController();
     const res = await this.upstream.download(target.url, abort.signal);
@@ -305,9 +285,4 @@ export class CachedFiles {
     }
     return this.upstream.failure(filename, err);
   }
-}
-
-/** The sha256 the upstream lists for the file, when it lists one. */
-function sha256Of(target: Target): string | null {
-  return target.expected.hash?.name === 'sha256' ? target.expected.hash.hex : null;
 }

@@ -12,42 +12,15 @@
  */
 import { link, open, unlink, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import type { BlobStore, GrowingCommit } from '../../store/blob-store.js';
+import type { GrowingCommit } from '../../store/blob-store.js';
 import { BatchedFileWriter, MAX_IN_FLIGHT } from './batched-file-writer.js';
-import { DownloadVerifier, type Expected } from './download-verifier.js';
+import { DownloadVerifier } from './download-verifier.js';
+import type { DownloadResult, DownloadSpec } from './download-spec.js';
 import { ReceivedChunks } from './received-chunks.js';
 
 /** How far the slowest client of a download that is not kept may fall behind the upstream. */
 const MAX_BUFFERED = 8 << 20;
 const READ_SIZE = 1 << 20;
-
-export interface DownloadResult {
-  sha256: string;
-  size: number;
-  /** False when the file was delivered but not kept. */
-  kept: boolean;
-}
-
-export interface DownloadSpec {
-  /** The body, as it arrives from the upstream. */
-  body: AsyncIterable<Uint8Array>;
-  /** Stops the upstream request (every client has gone). */
-  abort(): void;
-  expected: Expected;
-  /** The response's own Content-Length, when it sent one. */
-  contentLength: number | null;
-  /** Largest accepted file, bytes (LARDER_MAX_FILE_SIZE). */
-  maxBytes: number;
-  blobs: BlobStore;
-  /** Whether there is room to keep the file at all; asked once at the start. */
-  keep: boolean;
-  /** Asked before each batch written to tmp/: false means "stop keeping" (the disk is below its reserve). */
-  mayWrite(bytes: number): Promise<boolean>;
-  /** Runs after the blob is committed and before clients get the last byte (record it here). */
-  onVerified(result: { sha256: string; size: number }): Promise<void>;
-  /** The file will be delivered but not kept; `reason` says why. */
-  onNotKept(reason: Error): void;
-}
 
 interface Follower {
   position: number;
