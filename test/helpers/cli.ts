@@ -1,4 +1,5 @@
 /** Runs the `larder` command line in this process, as `src/main.ts` would, capturing its output and exit code. */
+import assert from 'node:assert/strict';
 import { runCli } from '../../src/cli/run.js';
 
 export interface CliResult {
@@ -22,4 +23,9 @@ export async function runLarderCli(args: string[], opts: { input?: string; env?:
   });
   if (code < 0) throw new Error(`larder ${args.join(' ')} started serving; run serve as a child process instead`);
   return { code, stdout, stderr };
+}
+
+/** Fails with the command's whole output unless it exited 0. */
+export function assertCliOk(r: CliResult): void {
+  assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
 }

@@ -19,7 +19,7 @@ import { createS3Client } from '../../src/store/s3/s3-client.js';
 import { eventually } from '../helpers/eventually.js';
 import { type LoggedRequest, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 import { openS3Store, storedBlobs as storedBlobsOf } from '../helpers/s3-test-stores.js';
-import { blobStoreContract } from '../unit/helpers/blob-store-contract.js';
+import { blobStoreContract } from '../helpers/blob-store-contract.js';
 
 const MiB = 1024 * 1024;
 const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');

@@ -6,13 +6,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hashToken } from '../../src/auth/tokens.js';
 import { openStorage } from '../../src/store/local/open-storage.js';
-import { runLarderCli as larder, type CliResult } from '../helpers/cli.js';
+import { assertCliOk as assertOk, runLarderCli as larder } from '../helpers/cli.js';
 
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
-
-function assertOk(r: CliResult): void {
-  assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-}
 
 describe('larder token create --expires', () => {
   let tmp: string;

@@ -13,7 +13,7 @@ import { hashToken } from '../../src/auth/tokens.js';
 import { openStorage } from '../../src/store/local/open-storage.js';
 import { buildWheel } from '../fixtures/dists.js';
 import { cliEnv } from '../helpers/child-server.js';
-import { runLarderCli as larder, type CliResult } from '../helpers/cli.js';
+import { assertCliOk as assertOk, runLarderCli as larder, type CliResult } from '../helpers/cli.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
@@ -29,10 +29,6 @@ function assertOneLineError(r: CliResult, pattern: RegExp): string {
   assert.equal(err.length, 1, `one line on stderr, got:\n${r.stderr}`);
   assert.match(err[0]!, pattern);
   return err[0]!;
-}
-
-function assertOk(r: CliResult): void {
-  assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
 }
 
 const SUBCOMMANDS = [

@@ -5,16 +5,16 @@
  * length stops once its clients have gone.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../src/config/schema.js';
-import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import type { BuiltDist } from '../fixtures/dists.js';
+import type { FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { eventually } from '../helpers/eventually.js';
-import { startLarder, type TestLarder } from '../helpers/larder.js';
+import type { TestLarder } from '../helpers/larder.js';
+import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
 import { rawGet, type Got } from '../helpers/raw-get.js';
 import { rawRequest } from '../helpers/raw-socket.js';
 
@@ -25,35 +25,22 @@ function assertNotDelivered(got: Got, dist: BuiltDist, what: string): void {
 }
 
 describe('file downloads against a misbehaving upstream', () => {
-  let dir: string;
+  let bench: UpstreamBench;
   let up: FakeUpstream;
   let big: BuiltDist;
   let small: BuiltDist;
-  const larders: TestLarder[] = [];
-
-  const larder = async (overrides: Partial<Config> = {}): Promise<TestLarder> => {
-    const l = await startLarder({ upstream: up.url, upstreamRetries: 0, upstreamBodyTimeout: 1000, ...overrides });
-    larders.push(l);
-    return l;
-  };
+  const larder = (overrides: Partial<Config> = {}) => bench.larder(overrides);
   const tmpEmpty = async (l: TestLarder) => (await readdir(join(l.data, 'tmp'))).length === 0;
   const fileRequests = (dist: BuiltDist) => up.requestsTo('/files/').filter((r) => r.path.endsWith(encodeURIComponent(dist.filename)));
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-download-faults-'));
-    big = await buildWheel(dir, { name: 'big', version: '1.0', dataFile: { bytes: 3 * 1024 * 1024, seed: 'download-faults' } });
-    small = await buildWheel(dir, { name: 'small', version: '1.0' });
-    up = await startFakeUpstream();
-    up.addProject('big', [big]);
-    up.addProject('small', [small]);
+    bench = await startUpstreamBench('larder-download-faults-', { upstreamRetries: 0, upstreamBodyTimeout: 1000 });
+    up = bench.up;
+    big = await bench.offerWheel({ name: 'big', version: '1.0', dataFile: { bytes: 3 * 1024 * 1024, seed: 'download-faults' } });
+    small = await bench.offerWheel({ name: 'small', version: '1.0' });
   });
 
-  after(async () => {
-    await up.setFault(null);
-    for (const l of larders) await l.close();
-    await up.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => bench?.close());
 
   test('an endless body of unknown length stops being read once its only client has gone; nothing is kept', async () => {
     up.configure({ fileHashes: false });

@@ -5,13 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { startLarder, type TestLarder } from '../helpers/larder.js';
+import type { TestLarder } from '../helpers/larder.js';
+import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
 import { PIP_ACCEPT } from '../helpers/raw-get.js';
 
 interface Exact {
@@ -40,23 +38,21 @@ function exactGet(url: string, method: string, headers: Record<string, string>):
 }
 
 describe('fast path and Koa routes answer alike', () => {
-  let dir: string;
-  let up: FakeUpstream;
+  let bench: UpstreamBench;
   let fast: TestLarder;
   let koa: TestLarder;
   let small: BuiltDist;
   let big: BuiltDist;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-fast-path-'));
-    up = await startFakeUpstream();
-    small = await buildWheel(join(dir, 'small'), { name: 'same-answers', version: '1.0', summary: 'A project served both ways' });
-    big = await buildWheel(join(dir, 'big'), { name: 'same-answers', version: '2.0', dataFile: { bytes: 600_000, seed: 'big' } });
-    up.addProject('same-answers', [small, big]);
+    bench = await startUpstreamBench('larder-fast-path-', { upstreamRetries: 0 });
+    small = await buildWheel(join(bench.dir, 'small'), { name: 'same-answers', version: '1.0', summary: 'A project served both ways' });
+    big = await buildWheel(join(bench.dir, 'big'), { name: 'same-answers', version: '2.0', dataFile: { bytes: 600_000, seed: 'big' } });
+    bench.up.addProject('same-answers', [small, big]);
     // No LARDER_PUBLIC_URL: the pages link relative to themselves, so two larders on different ports answer
     // byte for byte alike.
-    fast = await startLarder({ upstream: up.url, upstreamRetries: 0 }, join(dir, 'fast'));
-    koa = await startLarder({ upstream: up.url, upstreamRetries: 0 }, join(dir, 'koa'), { fastPath: false });
+    fast = await bench.larder();
+    koa = await bench.larder({}, { fastPath: false });
     // Fill both caches: the page, both files and the wheel's metadata.
     for (const l of [fast, koa]) {
       for (const path of [
@@ -71,12 +67,7 @@ describe('fast path and Koa routes answer alike', () => {
     }
   });
 
-  after(async () => {
-    await fast?.stop();
-    await koa?.stop();
-    await up?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => bench?.close());
 
   const page = '/simple/same-answers/';
   const cases: [string, string, string | (() => string), Record<string, string>][] = [

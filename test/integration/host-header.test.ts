@@ -6,16 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { startLarder, type TestLarder } from '../helpers/larder.js';
+import type { BuiltDist } from '../fixtures/dists.js';
+import type { FakeUpstream } from '../fixtures/fake-upstream.js';
+import type { TestLarder } from '../helpers/larder.js';
+import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
 import { PIP_ACCEPT } from '../helpers/raw-get.js';
 import { rawRequest, type RawExchange } from '../helpers/raw-socket.js';
 
@@ -42,7 +42,7 @@ function withHosts(
 const status = (res: RawExchange) => Number(res.statusLine.split(' ')[1]);
 
 describe('the Host header', () => {
-  let dir: string;
+  let bench: UpstreamBench;
   let up: FakeUpstream;
   let wheel: BuiltDist;
   let fast: TestLarder;
@@ -50,21 +50,16 @@ describe('the Host header', () => {
   let published: TestLarder;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-host-'));
-    up = await startFakeUpstream();
-    wheel = await buildWheel(join(dir, 'dists'), { name: 'host-app', version: '1.0' });
-    up.addProject('host-app', [wheel]);
+    bench = await startUpstreamBench('larder-host-', { upstreamRetries: 0 });
+    up = bench.up;
+    wheel = await bench.offerWheel({ name: 'host-app', version: '1.0' });
     for (let i = 0; i < 30; i++) up.addProject(`filler-${i}`, []);
-    fast = await startLarder({ upstream: up.url, upstreamRetries: 0 }, join(dir, 'fast'));
-    koaOnly = await startLarder({ upstream: up.url, upstreamRetries: 0 }, join(dir, 'koa'), { fastPath: false });
-    published = await startLarder({ upstream: up.url, upstreamRetries: 0, publicUrl: 'https://index.example/pypi' }, join(dir, 'published'));
+    fast = await bench.larder();
+    koaOnly = await bench.larder({}, { fastPath: false });
+    published = await bench.larder({ publicUrl: 'https://index.example/pypi' });
   });
 
-  after(async () => {
-    for (const l of [fast, koaOnly, published]) await l?.close();
-    await up?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => bench?.close());
 
   const PATHS = ['/simple/', '/simple/host-app/', '/pypi/host-app/json', '/', `/packages/host-app/${'x'.repeat(3)}.whl`];
 
@@ -197,7 +192,7 @@ describe('the Host header', () => {
   });
 
   test('the root list is rendered once for many Host values: the same files on disk, the same ETag', async () => {
-    const cacheDir = join(dir, 'fast', 'cache');
+    const cacheDir = join(fast.data, 'cache');
     const first = await withHosts(fast.url, '/simple/', ['first.example'], { accept: 'text/html' });
     assert.equal(status(first), 200);
     const renderings = async () => {

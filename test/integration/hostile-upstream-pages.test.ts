@@ -4,13 +4,9 @@
  * answering meanwhile, and a stale cached copy is still served.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { buildWheel } from '../fixtures/dists.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
-import { startLarder, type TestLarder } from '../helpers/larder.js';
+import type { FakeUpstream } from '../fixtures/fake-upstream.js';
+import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 
@@ -19,30 +15,19 @@ const MANY_ATTRIBUTES = `<html><body><a href="evil-1.0.tar.gz"${' x=1'.repeat(40
 const DEEP_JSON = `{"meta":{"api-version":"1.1"},"files":[${'['.repeat(100_000)}`;
 
 describe('hostile upstream pages', () => {
-  let dir: string;
+  let bench: UpstreamBench;
   let up: FakeUpstream;
-  const larders: TestLarder[] = [];
-
-  const larder = async (clock?: ManualClock): Promise<TestLarder> => {
-    const l = await startLarder({ upstream: up.url, pageTtl: 300, upstreamRetries: 0 }, undefined, { clock });
-    larders.push(l);
-    return l;
-  };
+  const larder = (clock?: ManualClock) => bench.larder({ pageTtl: 300, upstreamRetries: 0 }, { clock });
   const serve = (path: string, contentType: string, body: string) =>
     up.setFault({ kind: 'status', status: 200, body, headers: { 'Content-Type': contentType }, pathPrefix: path });
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-hostile-'));
-    up = await startFakeUpstream();
-    up.addProject('victim', [await buildWheel(dir, { name: 'victim', version: '1.0' })]);
+    bench = await startUpstreamBench('larder-hostile-');
+    up = bench.up;
+    await bench.offerWheel({ name: 'victim', version: '1.0' });
   });
 
-  after(async () => {
-    await up.setFault(null);
-    for (const l of larders) await l.close();
-    await up.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => bench?.close());
 
   test('a tag with 40,000 attributes: 502 naming the page and the limit, while /health answers', async () => {
     const l = await larder();
@@ -99,8 +84,7 @@ describe('hostile upstream pages', () => {
 
   test('a refused page is asked for again once a 404 would be', async () => {
     const clock = new ManualClock(Date.now());
-    const l = await startLarder({ upstream: up.url, pageTtl: 300_000, notFoundTtl: 60_000, upstreamRetries: 0 }, undefined, { clock });
-    larders.push(l);
+    const l = await bench.larder({ pageTtl: 300_000, notFoundTtl: 60_000, upstreamRetries: 0 }, { clock });
     await serve('/simple/victim/', 'text/html', MANY_ATTRIBUTES);
     try {
       assert.equal((await rawGet(`${l.url}/simple/victim/`, { headers: { Accept: PIP_ACCEPT } })).status, 502);

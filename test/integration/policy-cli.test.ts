@@ -13,7 +13,7 @@ import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.
 import { startChildServer } from '../helpers/child-server.js';
 import { runLarderCli } from '../helpers/cli.js';
 import { openStorage } from '../../src/store/local/open-storage.js';
-import { publishInput } from '../unit/helpers/storage-fixtures.js';
+import { publishInput } from '../helpers/storage-fixtures.js';
 import { eventually } from '../helpers/eventually.js';
 
 /** The `<a>` tag of a file on a PEP 503 page. */

@@ -22,7 +22,7 @@ import { eventually } from '../helpers/eventually.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { mirrorSetRecord } from '../helpers/mirror-set-records.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { sha } from '../unit/helpers/storage-fixtures.js';
+import { sha } from '../helpers/storage-fixtures.js';
 
 const record = (sha256: string, size: number, lastAccess = 1) => ({ sha256, size, fetchedAt: 1, lastAccess });
 const id = (project: string, filename: string, variant = 'file') => ({ project, filename, variant });

@@ -11,7 +11,7 @@ import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { type OpenPostgresOptions, openPostgres, type PostgresBackends } from '../../src/store/postgres/open-postgres.js';
 import { eventually } from '../helpers/eventually.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { fileRecord, publishInput } from '../unit/helpers/storage-fixtures.js';
+import { fileRecord, publishInput } from '../helpers/storage-fixtures.js';
 
 /** A URL with a password (the test cluster trusts every login) to see that it is never printed. */
 const withPassword = (url: string) => url.replace('//larder@', '//larder:s3cret@');

@@ -5,16 +5,16 @@
  * Range on cached files without touching the upstream, and verified `.metadata`.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../src/config/schema.js';
-import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
-import { startFakeUpstream, type Fault, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import type { BuiltDist } from '../fixtures/dists.js';
+import type { Fault, FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { eventually } from '../helpers/eventually.js';
-import { startLarder, type TestLarder } from '../helpers/larder.js';
+import type { TestLarder } from '../helpers/larder.js';
+import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet, type Got } from '../helpers/raw-get.js';
 
@@ -45,56 +45,36 @@ function assertNotDelivered(got: Got, dist: { sha256: string; size: number }, wh
 }
 
 describe('caching proxy: upstream faults', () => {
-  let dir: string;
+  let bench: UpstreamBench;
   let up: FakeUpstream;
   let small: BuiltDist;
   let big: BuiltDist;
   let meta: BuiltDist;
-  const larders: TestLarder[] = [];
-
-  const larder = async (overrides: Partial<Config> = {}, clock?: ManualClock): Promise<TestLarder> => {
-    const l = await startLarder(
-      {
-        upstream: up.url,
-        upstreamConnectTimeout: HEADERS_TIMEOUT,
-        upstreamHeadersTimeout: HEADERS_TIMEOUT,
-        upstreamBodyTimeout: BODY_TIMEOUT,
-        upstreamRetries: RETRIES,
-        staleWait: STALE_WAIT,
-        upstreamDeadline: DEADLINE,
-        ...overrides,
-      },
-      undefined,
-      { clock },
-    );
-    larders.push(l);
-    return l;
-  };
+  const larder = (overrides: Partial<Config> = {}, clock?: ManualClock) => bench.larder(overrides, { clock });
 
   const fileRequests = (dist: BuiltDist, suffix = '') => up.requestsTo('/files/').filter((r) => r.path === new URL(up.fileUrl(dist, suffix as '')).pathname);
   const blobKept = (l: TestLarder, sha256: string) => l.larder.blobs.has(sha256);
   const tmpEmpty = async (l: TestLarder) => (await readdir(join(l.data, 'tmp'))).length === 0;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-proxy-faults-'));
-    small = await buildWheel(dir, { name: 'small', version: '1.0', summary: 'a small wheel' });
-    big = await buildWheel(dir, { name: 'big', version: '1.0', dataFile: { bytes: 3 * 1024 * 1024, seed: 'big' } });
-    meta = await buildWheel(dir, { name: 'withmeta', version: '1.0', requiresDist: ['small'] });
-    up = await startFakeUpstream();
-    up.addProject('small', [small]);
-    up.addProject('big', [big]);
-    up.addProject('withmeta', [meta]);
+    bench = await startUpstreamBench('larder-proxy-faults-', {
+      upstreamConnectTimeout: HEADERS_TIMEOUT,
+      upstreamHeadersTimeout: HEADERS_TIMEOUT,
+      upstreamBodyTimeout: BODY_TIMEOUT,
+      upstreamRetries: RETRIES,
+      staleWait: STALE_WAIT,
+      upstreamDeadline: DEADLINE,
+    });
+    up = bench.up;
+    small = await bench.offerWheel({ name: 'small', version: '1.0', summary: 'a small wheel' });
+    big = await bench.offerWheel({ name: 'big', version: '1.0', dataFile: { bytes: 3 * 1024 * 1024, seed: 'big' } });
+    meta = await bench.offerWheel({ name: 'withmeta', version: '1.0', requiresDist: ['small'] });
     for (const name of ['stale-down', 'stale-refuse', 'stale-hang', 'stale-status500', 'stale-slow', 'retried']) {
-      up.addProject(name, [await buildWheel(dir, { name, version: '1.0' })]);
+      await bench.offerWheel({ name, version: '1.0' });
     }
   });
 
-  after(async () => {
-    await up.setFault(null);
-    for (const l of larders) await l.close();
-    await up.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => bench?.close());
 
   const staleFaults: [string, Fault][] = [
     ['down', { kind: 'down' }],
@@ -307,8 +287,7 @@ describe('caching proxy: upstream faults', () => {
     const l = await larder();
     for (let i = 0; i < 8; i++) {
       const name = `burst-${i}`;
-      const d = await buildWheel(dir, { name, version: '1.0' });
-      up.addProject(name, [d]);
+      const d = await bench.offerWheel({ name, version: '1.0' });
       await burst(l, d);
     }
   });

@@ -4,35 +4,32 @@
  * rendering is sent (docs/upstream.md, "The project list").
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
+import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
 import { eventually } from '../helpers/eventually.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 
 describe('/simple/ compressed', () => {
+  let bench: UpstreamBench;
   let dir: string;
   let up: FakeUpstream;
   let l: TestLarder;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-root-gzip-'));
-    up = await startFakeUpstream();
+    bench = await startUpstreamBench('larder-root-gzip-', { upstreamRetries: 0 });
+    ({ dir, up } = bench);
     for (let i = 0; i < 40; i++) up.addProject(`project-number-${i}`, [await buildWheel(join(dir, `p${i}`), { name: `project-number-${i}`, version: '1.0' })]);
-    l = await startLarder({ upstream: up.url, upstreamRetries: 0 }, join(dir, 'data'));
+    l = await bench.larder();
   });
 
-  after(async () => {
-    await l?.stop();
-    await up?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => bench?.close());
 
   for (const [format, accept] of [
     ['HTML', 'text/html'],
@@ -65,7 +62,7 @@ describe('/simple/ compressed', () => {
 
   test('each form is compressed once per list version: one plain and one gzip file per format on disk', async () => {
     await rawGet(`${l.url}/simple/`, { headers: { Accept: 'text/html', 'Accept-Encoding': 'gzip' } });
-    const files = (await readdir(join(dir, 'data', 'cache'))).filter((f) => f.startsWith('root-'));
+    const files = (await readdir(join(l.data, 'cache'))).filter((f) => f.startsWith('root-'));
     assert.deepEqual(files.map((f) => f.replace(/^root-[0-9a-f]+/, 'root')).sort(), [
       'root.html',
       'root.html.gz',

@@ -6,11 +6,11 @@
 import { after, before, describe } from 'node:test';
 import { openStorage } from '../../src/store/local/open-storage.js';
 import { openPostgres } from '../../src/store/postgres/open-postgres.js';
-import type { StorageFactory } from '../unit/helpers/storage-fixtures.js';
-import { cachedFileIndexContract } from '../unit/helpers/cached-file-index-contract.js';
-import { indexStoreContract } from '../unit/helpers/index-store-contract.js';
-import { mirrorSetStoreContract } from '../unit/helpers/mirror-set-store-contract.js';
-import { policyStoreContract } from '../unit/helpers/policy-store-contract.js';
+import type { StorageFactory } from '../helpers/storage-fixtures.js';
+import { cachedFileIndexContract } from '../helpers/cached-file-index-contract.js';
+import { indexStoreContract } from '../helpers/index-store-contract.js';
+import { mirrorSetStoreContract } from '../helpers/mirror-set-store-contract.js';
+import { policyStoreContract } from '../helpers/policy-store-contract.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 describe('PostgreSQL stores', () => {

@@ -13,7 +13,7 @@ import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { digestBuffer } from '../fixtures/hashes.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
-import { tarData, tarHeader, writeRawTarGz, writeZip } from '../unit/helpers/upload-archives.js';
+import { tarData, tarHeader, writeRawTarGz, writeZip } from '../helpers/upload-archives.js';
 
 const CORE = 'See https://packaging.python.org/specifications/core-metadata for more information.';
 

@@ -4,8 +4,7 @@
  * past it), and caps on project pages and the project list. Nothing partial is kept.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../src/config/schema.js';
@@ -14,43 +13,31 @@ import type { ProjectName } from '../../src/model/names.js';
 import { UpstreamClient, UpstreamError } from '../../src/upstream/client.js';
 import { OriginPolicy } from '../../src/upstream/origin-policy.js';
 import { loadConfig } from '../../src/config/load.js';
-import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import type { BuiltDist } from '../fixtures/dists.js';
+import type { FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { eventually } from '../helpers/eventually.js';
-import { startLarder, type TestLarder } from '../helpers/larder.js';
+import type { TestLarder } from '../helpers/larder.js';
+import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
 import { rawGet } from '../helpers/raw-get.js';
 
 describe('upstream bounds', () => {
-  let dir: string;
+  let bench: UpstreamBench;
   let up: FakeUpstream;
   let big: BuiltDist;
   let wordy: BuiltDist;
-  const larders: TestLarder[] = [];
-
-  const larder = async (overrides: Partial<Config> = {}): Promise<TestLarder> => {
-    const l = await startLarder({ upstream: up.url, ...overrides });
-    larders.push(l);
-    return l;
-  };
+  const larder = (overrides: Partial<Config> = {}) => bench.larder(overrides);
   const tmpEmpty = async (l: TestLarder) => (await readdir(join(l.data, 'tmp'))).length === 0;
   const filesFetched = (dist: BuiltDist, suffix = '') => up.requestsTo('/files/').filter((r) => r.path.endsWith(`${dist.filename}${suffix}`));
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-bounds-'));
-    up = await startFakeUpstream();
-    big = await buildWheel(dir, { name: 'big', version: '1.0', dataFile: { bytes: 3 * 1024 * 1024, seed: 'bounds-big' } });
-    wordy = await buildWheel(dir, { name: 'wordy', version: '1.0', description: 'words '.repeat(2000) });
-    up.addProject('big', [big]);
-    up.addProject('wordy', [wordy]);
+    bench = await startUpstreamBench('larder-bounds-');
+    up = bench.up;
+    big = await bench.offerWheel({ name: 'big', version: '1.0', dataFile: { bytes: 3 * 1024 * 1024, seed: 'bounds-big' } });
+    wordy = await bench.offerWheel({ name: 'wordy', version: '1.0', description: 'words '.repeat(2000) });
   });
 
-  after(async () => {
-    await up.setFault(null);
-    for (const l of larders) await l.close();
-    await up.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => bench?.close());
 
   test('a file whose advertised size is over LARDER_MAX_FILE_SIZE: 502 naming the setting, and no request for it', async () => {
     const l = await larder({ maxFileSize: 1024 * 1024 });

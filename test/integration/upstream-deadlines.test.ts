@@ -5,16 +5,13 @@
  * and does not hold the project after it recovers. Files have only the idle time-out.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../src/config/schema.js';
-import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import type { BuiltDist } from '../fixtures/dists.js';
+import type { FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { eventually } from '../helpers/eventually.js';
-import { startLarder, type TestLarder } from '../helpers/larder.js';
+import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 
@@ -28,44 +25,26 @@ const STALE_WAIT = 300;
 const CLIENT_WAIT = 20_000;
 
 describe('upstream deadlines', () => {
-  let dir: string;
+  let bench: UpstreamBench;
   let up: FakeUpstream;
   let big: BuiltDist;
-  const larders: TestLarder[] = [];
-
-  const larder = async (overrides: Partial<Config> = {}, clock?: ManualClock): Promise<TestLarder> => {
-    const l = await startLarder(
-      {
-        upstream: up.url,
-        // Per-try time-outs far longer than the deadline: only the deadline can bound these answers.
-        upstreamHeadersTimeout: 30_000,
-        upstreamBodyTimeout: 30_000,
-        upstreamRetries: 2,
-        upstreamDeadline: DEADLINE,
-        staleWait: STALE_WAIT,
-        ...overrides,
-      },
-      undefined,
-      { clock },
-    );
-    larders.push(l);
-    return l;
-  };
+  const larder = (overrides: Partial<Config> = {}, clock?: ManualClock) => bench.larder(overrides, { clock });
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-deadlines-'));
-    up = await startFakeUpstream();
-    for (const name of ['hung', 'stale', 'trickle', 'api', 'rootless']) up.addProject(name, [await buildWheel(dir, { name, version: '1.0' })]);
-    big = await buildWheel(dir, { name: 'big', version: '1.0', dataFile: { bytes: 3 * 1024 * 1024, seed: 'deadline-big' } });
-    up.addProject('big', [big]);
+    bench = await startUpstreamBench('larder-deadlines-', {
+      // Per-try time-outs far longer than the deadline: only the deadline can bound these answers.
+      upstreamHeadersTimeout: 30_000,
+      upstreamBodyTimeout: 30_000,
+      upstreamRetries: 2,
+      upstreamDeadline: DEADLINE,
+      staleWait: STALE_WAIT,
+    });
+    up = bench.up;
+    for (const name of ['hung', 'stale', 'trickle', 'api', 'rootless']) await bench.offerWheel({ name, version: '1.0' });
+    big = await bench.offerWheel({ name: 'big', version: '1.0', dataFile: { bytes: 3 * 1024 * 1024, seed: 'deadline-big' } });
   });
 
-  after(async () => {
-    await up.setFault(null);
-    for (const l of larders) await l.close();
-    await up.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => bench?.close());
 
   test('an upstream that never answers: 504 at the deadline (not retries × time-outs), naming the upstream and the deadline', async () => {
     const l = await larder();

@@ -4,47 +4,34 @@
  * rule; never `file:`. A refused URL is a 502 naming the host and the setting, and the host sees nothing.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../src/config/schema.js';
 import { parseProjectPage } from '../../src/upstream/parse-project-page.js';
 import { OriginPolicy } from '../../src/upstream/origin-policy.js';
-import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
-import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
+import type { BuiltDist } from '../fixtures/dists.js';
+import type { FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { startLoggingServer, type LoggingServer } from '../fixtures/upstream/logging-server.js';
-import { startLarder, type TestLarder } from '../helpers/larder.js';
+import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
 import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 
 describe('where files may come from', () => {
-  let dir: string;
+  let bench: UpstreamBench;
   let up: FakeUpstream;
   let other: LoggingServer;
   let wheel: BuiltDist;
-  const larders: TestLarder[] = [];
-
-  const larder = async (overrides: Partial<Config> = {}): Promise<TestLarder> => {
-    const l = await startLarder({ upstream: up.url, upstreamRetries: 0, ...overrides });
-    larders.push(l);
-    return l;
-  };
+  const larder = (overrides: Partial<Config> = {}) => bench.larder(overrides);
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-origins-'));
-    wheel = await buildWheel(dir, { name: 'elsewhere', version: '1.0' });
+    bench = await startUpstreamBench('larder-origins-', { upstreamRetries: 0 });
+    up = bench.up;
+    wheel = await bench.offerWheel({ name: 'elsewhere', version: '1.0' });
     other = await startLoggingServer({ files: [wheel] });
-    up = await startFakeUpstream();
-    up.addProject('elsewhere', [wheel]);
   });
 
   after(async () => {
-    await up.setFault(null);
-    for (const l of larders) await l.close();
-    await up.close();
-    await other.close();
-    await rm(dir, { recursive: true, force: true });
+    await bench?.close();
+    await other?.close();
   });
 
   test('a file listed on another origin: 502 naming the host and LARDER_FILE_HOSTS, and that host sees no request', async () => {

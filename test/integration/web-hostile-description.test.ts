@@ -6,13 +6,10 @@
  * gives the whole description.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel } from '../fixtures/dists.js';
-import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
-import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { basicAuth, type TestLarder } from '../helpers/larder.js';
+import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
 import { rawGet } from '../helpers/raw-get.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
@@ -43,18 +40,18 @@ function assertCut(html: string, length: string): void {
 }
 
 describe('a 1 MiB description of nested unclosed <div>s', () => {
+  let bench: UpstreamBench;
   let dir: string;
-  let up: FakeUpstream;
   let server: TestLarder;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-hostile-description-'));
-    up = await startFakeUpstream();
+    bench = await startUpstreamBench('larder-hostile-description-', { upstreamRetries: 0 });
+    dir = bench.dir;
     const upstreamWheels = await Promise.all(
       ['1.0', '1.1'].map((version) => buildWheel(dir, { name: 'freeze-up', version, description: UPSTREAM_HOSTILE, extraMetadata: MARKDOWN })),
     );
-    up.addProject('freeze-up', upstreamWheels);
-    server = await startLarder({ upstream: up.url, upstreamRetries: 0 });
+    bench.up.addProject('freeze-up', upstreamWheels);
+    server = await bench.larder();
     await server.addUser('alice', 'alice-password');
     for (const version of ['1.0', '1.1']) {
       const wheel = await buildWheel(dir, { name: 'freeze-own', version });
@@ -66,11 +63,7 @@ describe('a 1 MiB description of nested unclosed <div>s', () => {
       assert.equal(res.status, 200, await res.text());
     }
   });
-  after(async () => {
-    await server?.close();
-    await up?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => bench?.close());
 
   test('uploaded: the page shows it cut and escaped; the other version with the same description comes from the cache', async () => {
     const before = await renders(server.url);

@@ -16,7 +16,7 @@ import { digestBuffer } from '../fixtures/hashes.js';
 import { addAlice, startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { basicAuth } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
-import { paxHeader, tarData, tarHeader, writeRawTarGz } from '../unit/helpers/upload-archives.js';
+import { paxHeader, tarData, tarHeader, writeRawTarGz } from '../helpers/upload-archives.js';
 
 const NAMES = 80_000;
 const NAME_LENGTH = 3000;

@@ -18,7 +18,7 @@ import type { ReleaseDocument } from '../../src/upstream/parse-json-api.js';
 import { fileEntry, projectPage } from '../helpers/model-builders.js';
 import { eventually } from '../helpers/eventually.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { releaseMetadata } from './helpers/fake-source.js';
+import { releaseMetadata } from '../helpers/fake-source.js';
 
 const name = normalizeName('Demo_Pkg');
 const TTL = 60_000;

@@ -15,7 +15,7 @@ import { ITEMS_PER_SLICE, releasesFromPage } from '../../src/upstream/json-api-f
 import { isPlaceholderMetadata } from '../../src/upstream/parse-json-api.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { fileEntry, projectPage } from '../helpers/model-builders.js';
-import { coreMetadataText, FakeSource, fileKey, recordingLogger } from './helpers/fake-source.js';
+import { coreMetadataText, FakeSource, fileKey, recordingLogger } from '../helpers/fake-source.js';
 
 const name = normalizeName('Demo_Pkg');
 

@@ -7,7 +7,7 @@ import type { ReleaseMetadataLookup } from '../../src/index/sources/core-metadat
 import { ReleaseMetadataFiller } from '../../src/index/sources/release-metadata.js';
 import { releasesFromPage } from '../../src/upstream/json-api-from-simple.js';
 import { fileEntry, projectPage } from '../helpers/model-builders.js';
-import { FakeSource, releaseMetadata } from './helpers/fake-source.js';
+import { FakeSource, releaseMetadata } from '../helpers/fake-source.js';
 
 const name = normalizeName('Demo_Pkg');
 

@@ -3,8 +3,8 @@ import { readdir, readFile, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileBlobStore } from '../../src/store/fs/file-blob-store.js';
 import { openStorage } from '../../src/store/local/open-storage.js';
-import { blobStoreContract } from './helpers/blob-store-contract.js';
-import { storageContract } from './helpers/storage-contract.js';
+import { blobStoreContract } from '../helpers/blob-store-contract.js';
+import { storageContract } from '../helpers/storage-contract.js';
 
 storageContract('LMDB + filesystem', openStorage);
 

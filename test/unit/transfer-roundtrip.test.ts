@@ -15,7 +15,7 @@ import type { Storage } from '../../src/store/storage.js';
 import { exportArchive } from '../../src/transfer/export.js';
 import { importArchive, type ImportSummary } from '../../src/transfer/import.js';
 import { RECORD_KINDS, storedRecords } from '../helpers/stored-records.js';
-import { publishInput, type StorageFactory } from './helpers/storage-fixtures.js';
+import { publishInput, type StorageFactory } from '../helpers/storage-fixtures.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { LarderError } from '../../src/base/errors.js';
 import { readWheelMetadata } from '../../src/archive/dist-metadata.js';
 import { checkSdist } from '../../src/upload/sdist-check.js';
-import { metadataText, paxHeader, tarData, tarHeader, writeRawTarGz, writeTarGz, writeWheel, writeZip } from './helpers/upload-archives.js';
+import { metadataText, paxHeader, tarData, tarHeader, writeRawTarGz, writeTarGz, writeWheel, writeZip } from '../helpers/upload-archives.js';
 
 let dir: string;
 before(async () => {

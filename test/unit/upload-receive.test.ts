@@ -10,7 +10,7 @@ import { runInNewContext } from 'node:vm';
 import { blake2b } from 'hash-wasm';
 import { LarderError } from '../../src/base/errors.js';
 import { formatSize } from '../../src/upload/receive.js';
-import { startReceiver, type Outcome, type Receiver } from './helpers/upload-receiver.js';
+import { startReceiver, type Outcome, type Receiver } from '../helpers/upload-receiver.js';
 
 const digestsOf = async (bytes: Buffer) => ({
   md5: createHash('md5').update(bytes).digest('hex'),

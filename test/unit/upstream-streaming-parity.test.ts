@@ -9,7 +9,7 @@ import { compareVersions, sortVersions } from '../../src/model/versions.js';
 import { parseJsonApi, parseJsonApiStream } from '../../src/upstream/parse-json-api.js';
 import { parseSimpleHtml, parseSimpleHtmlStream, SimpleHtmlPageParser } from '../../src/upstream/parse-simple-html.js';
 import { parseSimpleJson, parseSimpleJsonStream } from '../../src/upstream/parse-simple-json.js';
-import { parseSimpleHtmlWithCheerio } from './helpers/cheerio-project-page.js';
+import { parseSimpleHtmlWithCheerio } from '../helpers/cheerio-project-page.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/spec/${name}`, import.meta.url), 'utf8');
 const o = { pageUrl: 'https://idx.example/simple/foo/' };

@@ -1,8 +1,8 @@
 /** What every backend's mirror set store must do (part of the storage contract, storage-contract.ts). */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { mirrorFileKey, pinnedFiles } from '../../../src/store/mirror-set-store.js';
-import { mirrorSetRecord } from '../../helpers/mirror-set-records.js';
+import { mirrorFileKey, pinnedFiles } from '../../src/store/mirror-set-store.js';
+import { mirrorSetRecord } from './mirror-set-records.js';
 import { type StorageFactory, withStorage } from './storage-fixtures.js';
 
 export function mirrorSetStoreContract(name: string, open: StorageFactory): void {

@@ -2,13 +2,13 @@
  * An in-memory `IndexSource` for decorator tests: the test sets pages, JSON API documents and file bodies,
  * and what the cached-file index holds (`stored`, `cache()`); every call is recorded.
  */
-import { emptyMetadata } from '../../../src/upstream/parse-json-api.js';
+import { emptyMetadata } from '../../src/upstream/parse-json-api.js';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, SourceTrace } from '../../../src/model/documents.js';
-import type { ProjectName } from '../../../src/model/names.js';
-import type { IndexSource } from '../../../src/index/source.js';
-import type { StoredFacts } from '../../../src/index/sources/cached-files.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, SourceTrace } from '../../src/model/documents.js';
+import type { ProjectName } from '../../src/model/names.js';
+import type { IndexSource } from '../../src/index/source.js';
+import type { StoredFacts } from '../../src/index/sources/cached-files.js';
 
 export class FakeSource implements IndexSource {
   readonly pages = new Map<string, ProjectPage>();

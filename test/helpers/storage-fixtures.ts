@@ -4,9 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
-import type { PublishInput } from '../../../src/store/index-store.js';
-import type { FileRecord } from '../../../src/store/records.js';
-import type { Storage } from '../../../src/store/storage.js';
+import type { PublishInput } from '../../src/store/index-store.js';
+import type { FileRecord } from '../../src/store/records.js';
+import type { Storage } from '../../src/store/storage.js';
 
 export type StorageFactory = (dataDir: string) => Storage | Promise<Storage>;
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer, text } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
-import type { BlobStore } from '../../../src/store/blob-store.js';
+import type { BlobStore } from '../../src/store/blob-store.js';
 
 export interface OpenedBlobStore {
   blobs: BlobStore;

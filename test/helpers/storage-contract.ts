@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { CachedDocument } from '../../../src/store/records.js';
-import type { CachedDocumentId } from '../../../src/store/upstream-document-store.js';
+import type { CachedDocument } from '../../src/store/records.js';
+import type { CachedDocumentId } from '../../src/store/upstream-document-store.js';
 import { cachedFileIndexContract } from './cached-file-index-contract.js';
 import { indexStoreContract } from './index-store-contract.js';
 import { mirrorSetStoreContract } from './mirror-set-store-contract.js';

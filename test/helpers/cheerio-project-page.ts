@@ -1,8 +1,8 @@
 /** The cheerio-based project-page parser larder used before the streaming one: the reference for parity tests. */
 import { load } from 'cheerio';
-import { versionFromFilename } from '../../../src/model/filenames.js';
-import type { FileEntry, Hashes, ProjectPage } from '../../../src/model/documents.js';
-import { normalizeName } from '../../../src/model/names.js';
+import { versionFromFilename } from '../../src/model/filenames.js';
+import type { FileEntry, Hashes, ProjectPage } from '../../src/model/documents.js';
+import { normalizeName } from '../../src/model/names.js';
 import {
   checkApiVersion,
   chooseSerial,
@@ -14,7 +14,7 @@ import {
   resolveFileUrl,
   versionsOfFiles,
   type SimplePageOptions,
-} from '../../../src/upstream/simple-common.js';
+} from '../../src/upstream/simple-common.js';
 
 const SERIAL_COMMENT = /<!--\s*SERIAL\s+(\d+)\s*-->/;
 const TITLE = /^\s*Links for\s+(.+?)\s*$/i;

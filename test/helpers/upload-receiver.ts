@@ -1,9 +1,9 @@
 /** A real HTTP server whose only handler is `receiveUpload`, reporting each outcome to the test. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LarderError } from '../../../src/base/errors.js';
-import { receiveUpload } from '../../../src/upload/receive.js';
-import type { RawUpload, ReceiveOptions } from '../../../src/upload/types.js';
+import { LarderError } from '../../src/base/errors.js';
+import { receiveUpload } from '../../src/upload/receive.js';
+import type { RawUpload, ReceiveOptions } from '../../src/upload/types.js';
 
 export type Outcome = { ok: true; upload: RawUpload } | { ok: false; error: unknown };
 
