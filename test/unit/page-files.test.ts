@@ -3,23 +3,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FileEntry, ProjectPage } from '../../src/model/documents.js';
 import { groupBy, PageFiles } from '../../src/model/page-files.js';
+import { fileEntry } from '../helpers/model-builders.js';
 
-function entry(filename: string, version: string): FileEntry {
-  return {
-    filename,
-    version,
-    sourceUrl: `https://files.example/${filename}`,
-    hashes: {},
-    requiresPython: null,
-    yanked: false,
-    yankedReason: null,
-    coreMetadata: false,
-    size: null,
-    uploadTime: null,
-    provenance: null,
-    hasSig: false,
-  };
-}
+const entry = (filename: string, version: string): FileEntry => fileEntry(filename, { version });
 
 function page(files: FileEntry[]): ProjectPage {
   return { name: 'big', displayName: 'big', serial: 1, files, versions: [], origin: 'upstream' } as unknown as ProjectPage;
