@@ -1,6 +1,6 @@
 /**
  * The one rule deciding whether an upload under an existing filename is the same file (a harmless re-upload,
- * answered as success) or a conflict (`400 File already exists`). It is pypi.org's rule (Warehouse's
+ * answered as success) or a conflict (`409 File already exists…`). It is pypi.org's rule (Warehouse's
  * `_is_duplicate_file`): the sha256 must match, and so must the blake2b_256 digest whenever both sides know it.
  * A side without a blake2b_256 (empty) is decided by the sha256 alone. Digests are lowercase hex on both sides.
  */
