@@ -4,7 +4,7 @@
  * it stands, so links are kept as found and turned into file entries at the end, a slice at a time.
  */
 import { versionFromFilename } from '../model/filenames.js';
-import type { FileEntry, Hashes, ProjectPage } from '../model/documents.js';
+import type { FileEntry, ProjectPage } from '../model/documents.js';
 import { normalizeName } from '../model/names.js';
 import { ContentLimitError, MAX_LINKS_PER_PAGE, MAX_VERSIONS_PER_PAGE } from './content-limits.js';
 import { VersionSet } from '../model/versions.js';
@@ -12,8 +12,9 @@ import { HtmlTokenizer } from './html-tokenizer.js';
 import {
   checkApiVersion,
   chooseSerial,
-  cleanHashes,
+  coreMetadataAttr,
   fallbackProjectName,
+  fragmentHashes,
   filenameFromUrl,
   projectStatusOf,
   requiresPythonOf,
@@ -182,30 +183,4 @@ function fileFromAnchor(attrs: Attributes, base: string): FileEntry | null {
     provenance: attrs.get('data-provenance') || null,
     hasSig: attrs.get('data-gpg-sig') === 'true',
   };
-}
-
-/** `#sha256=<hex>`, possibly several joined by `&`. */
-function fragmentHashes(href: string): Hashes {
-  const hashAt = href.indexOf('#');
-  if (hashAt < 0) return {};
-  const pairs = href
-    .slice(hashAt + 1)
-    .split('&')
-    .map((pair): [string, string] => {
-      const eq = pair.indexOf('=');
-      return eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
-    });
-  return cleanHashes(pairs);
-}
-
-/**
- * pip reads any value other than `true` without a `=` as "exists, hash unknown"; this parser agrees
- * except that it takes `false` at its word.
- */
-function coreMetadataAttr(value: string | undefined): Hashes | boolean {
-  if (value === undefined || value.toLowerCase() === 'false') return false;
-  const eq = value.indexOf('=');
-  if (eq < 0) return true;
-  const hashes = cleanHashes([[value.slice(0, eq), value.slice(eq + 1)]]);
-  return Object.keys(hashes).length > 0 ? hashes : true;
 }

@@ -104,3 +104,29 @@ export function checkApiVersion(version: unknown, where: string): void {
     throw new Error(`${where}: unsupported repository API version ${version} (this parser knows 1.x)`);
   }
 }
+
+/** `#sha256=<hex>`, possibly several joined by `&`. */
+export function fragmentHashes(href: string): Hashes {
+  const hashAt = href.indexOf('#');
+  if (hashAt < 0) return {};
+  const pairs = href
+    .slice(hashAt + 1)
+    .split('&')
+    .map((pair): [string, string] => {
+      const eq = pair.indexOf('=');
+      return eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
+    });
+  return cleanHashes(pairs);
+}
+
+/**
+ * pip reads any value other than `true` without a `=` as "exists, hash unknown"; this parser agrees
+ * except that it takes `false` at its word.
+ */
+export function coreMetadataAttr(value: string | undefined): Hashes | boolean {
+  if (value === undefined || value.toLowerCase() === 'false') return false;
+  const eq = value.indexOf('=');
+  if (eq < 0) return true;
+  const hashes = cleanHashes([[value.slice(0, eq), value.slice(eq + 1)]]);
+  return Object.keys(hashes).length > 0 ? hashes : true;
+}

@@ -1,13 +1,14 @@
 /** The cheerio-based project-page parser larder used before the streaming one: the reference for parity tests. */
 import { load } from 'cheerio';
 import { versionFromFilename } from '../../src/model/filenames.js';
-import type { FileEntry, Hashes, ProjectPage } from '../../src/model/documents.js';
+import type { FileEntry, ProjectPage } from '../../src/model/documents.js';
 import { normalizeName } from '../../src/model/names.js';
 import {
   checkApiVersion,
   chooseSerial,
-  cleanHashes,
+  coreMetadataAttr,
   fallbackProjectName,
+  fragmentHashes,
   filenameFromUrl,
   projectStatusOf,
   requiresPythonOf,
@@ -74,30 +75,4 @@ function fileFromAnchor(attrs: Attributes, base: string): FileEntry | null {
     provenance: attrs['data-provenance'] || null,
     hasSig: attrs['data-gpg-sig'] === 'true',
   };
-}
-
-/** `#sha256=<hex>`, possibly several joined by `&`. */
-function fragmentHashes(href: string): Hashes {
-  const hashAt = href.indexOf('#');
-  if (hashAt < 0) return {};
-  const pairs = href
-    .slice(hashAt + 1)
-    .split('&')
-    .map((pair): [string, string] => {
-      const eq = pair.indexOf('=');
-      return eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
-    });
-  return cleanHashes(pairs);
-}
-
-/**
- * pip reads any value other than `true` without a `=` as "exists, hash unknown"; this parser agrees
- * except that it takes `false` at its word.
- */
-function coreMetadataAttr(value: string | undefined): Hashes | boolean {
-  if (value === undefined || value.toLowerCase() === 'false') return false;
-  const eq = value.indexOf('=');
-  if (eq < 0) return true;
-  const hashes = cleanHashes([[value.slice(0, eq), value.slice(eq + 1)]]);
-  return Object.keys(hashes).length > 0 ? hashes : true;
 }
