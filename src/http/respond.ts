@@ -91,6 +91,20 @@ export function traceHeaders(trace: SourceTrace): [string, string][] {
 export const GZIP_MIN_BYTES = 512;
 
 /**
+ * Whether a document will be sent gzip-encoded with a body: the client takes gzip, the body is worth
+ * compressing, and the client does not have it already (a 304 needs no gzip form). Callers that make the
+ * gzip form off the main thread ask this first.
+ */
+export function sendsGzip(request: Pick<DocumentRequest, 'acceptEncoding' | 'ifNoneMatch'>, doc: Pick<Rendered, 'body' | 'etag'>): boolean {
+  return (
+    takesGzip(request.acceptEncoding) &&
+    doc.body.length > GZIP_MIN_BYTES &&
+    !etagListed(request.ifNoneMatch, doc.etag) &&
+    !etagListed(request.ifNoneMatch, gzipEtag(doc.etag))
+  );
+}
+
+/**
  * A rendered index page or JSON document with ETag, serial, cache and CORS headers, gzip-encoded when the
  * client accepts it (its own strong ETag), and 304 when the client already has it. A `key` of null is a
  * document made for this request alone (absolute links from its Host): not kept, and `private` for caches.

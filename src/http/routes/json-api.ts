@@ -10,9 +10,9 @@ import { checkProjectName, checkVersionSegment } from '../../index/client-names.
 import { projectJsonTemplatePieces, releaseJsonTemplatePieces } from '../../render/json-api.js';
 import { fillBase, fillBaseBytes } from '../../render/json-wire.js';
 import type { HttpDeps } from '../deps.js';
-import { gzipEtag, matchesEtag, strongEtag } from '../etag.js';
+import { strongEtag } from '../etag.js';
 import type { Rendered, RenderingInPieces } from '../rendered-cache.js';
-import { acceptsGzip, GZIP_MIN_BYTES, requestBaseUrl, sendIndexDocument } from '../respond.js';
+import { requestBaseUrl, sendIndexDocument, sendsGzip } from '../respond.js';
 import { redirect } from './simple.js';
 
 const jsonNotFound = () => new LarderError('not_found', 'Not Found', {}, '{"message": "Not Found"}', 'application/json');
@@ -23,10 +23,8 @@ const jsonError = (err: LarderError) =>
 
 const gzipped = promisify(gzip);
 
-/** The client takes gzip, the body is worth compressing, and the client does not have it already. */
-function wantsGzip(ctx: Context, rendered: Rendered): boolean {
-  return acceptsGzip(ctx) && rendered.body.length > GZIP_MIN_BYTES && !matchesEtag(ctx, rendered.etag) && !matchesEtag(ctx, gzipEtag(rendered.etag));
-}
+/** What the request says about gzip and the copy it has, for `sendsGzip`. */
+const documentRequest = (ctx: Context) => ({ acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined });
 
 /**
  * A kept rendering with its URLs left open, filled with this request's base: its ETag is the rendering's
@@ -37,7 +35,7 @@ async function filledForRequest(ctx: Context, template: Rendered, base: string):
   const body = fillBaseBytes(template.body, base);
   const etag = strongEtag(`${template.etag}\0${base}`);
   const filled: Rendered = { ...template, body, gzip: null, etag };
-  if (wantsGzip(ctx, filled)) filled.gzip = await gzipped(body, { level: 6 });
+  if (sendsGzip(documentRequest(ctx), filled)) filled.gzip = await gzipped(body, { level: 6 });
   return filled;
 }
 
@@ -86,7 +84,7 @@ export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
         const template = render();
         return { ...template, pieces: filledPieces(template.pieces, publicUrl) };
       });
-      if (wantsGzip(ctx, rendered)) await deps.rendered.gzipAhead(key, rendered);
+      if (sendsGzip(documentRequest(ctx), rendered)) await deps.rendered.gzipAhead(key, rendered);
       return sendIndexDocument(ctx, deps.config, deps.rendered, key, rendered, false);
     }
     const template = await deps.rendered.getInPieces(`json-template\0${documentKey}`, doc, render);

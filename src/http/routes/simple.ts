@@ -25,7 +25,7 @@ import {
   indexDocumentAnswer,
   projectPageLinkBase,
   rootPageLinkBase,
-  takesGzip,
+  sendsGzip,
   type DocumentRequest,
 } from '../respond.js';
 
@@ -66,7 +66,7 @@ export async function projectPageAnswer(deps: HttpDeps, page: ProjectPage, chose
           contentType: chosen.contentType,
           serial: page.serial,
         }));
-  if (rendered.body.length > GZIP_AHEAD_BYTES && takesGzip(request.acceptEncoding)) await deps.rendered.gzipAhead(key, rendered);
+  if (rendered.body.length > GZIP_AHEAD_BYTES && sendsGzip(request, rendered)) await deps.rendered.gzipAhead(key, rendered);
   return indexDocumentAnswer(deps.config, deps.rendered, key, rendered, true, request);
 }
 
