@@ -5,8 +5,8 @@
  */
 import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
-import { buildUpstreamChain, commandChainDeps, configFor, upstreamSpecs } from '../index/upstream-chain.js';
-import { UpstreamRouter } from '../index/sources/upstream-router.js';
+import { buildUpstreamChain, commandChainDeps, configFor, upstreamSpecs } from '../sources/upstream-chain.js';
+import { UpstreamRouter } from '../sources/upstream-router.js';
 import { createLogger } from '../logger.js';
 import { Policy } from '../policy/policy.js';
 import { PolicySource } from '../policy/policy-source.js';

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FileBody, ProjectPage, SourceTrace } from '../model/documents.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
-import { checkProjectName } from '../index/client-names.js';
+import { checkProjectName } from '../model/client-names.js';
 import { sendRaw, type Answer } from './answer.js';
 import type { HttpDeps } from './deps.js';
 import { storedFileAnswer, type SmallBodies } from './file-answer.js';

@@ -3,7 +3,7 @@
  * stored as when pip asks larder), a bounded number at a time. What is cached already is skipped, so a
  * run that stopped half-way resumes where it was.
  */
-import type { CachedSource } from '../index/sources/cached-source.js';
+import type { CachedSource } from '../sources/cached-source.js';
 import type { ProjectName } from '../model/names.js';
 import type { Storage } from '../store/storage.js';
 import type { MirrorSetFile } from '../store/mirror-set-store.js';

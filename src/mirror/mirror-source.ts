@@ -6,9 +6,9 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
-import { CacheBudget } from '../index/sources/cache-budget.js';
-import type { CachedSource } from '../index/sources/cached-source.js';
-import { buildUpstreamChain, commandChainDeps, configFor, upstreamSpecs } from '../index/upstream-chain.js';
+import { CacheBudget } from '../cache/cache-budget.js';
+import type { CachedSource } from '../sources/cached-source.js';
+import { buildUpstreamChain, commandChainDeps, configFor, upstreamSpecs } from '../sources/upstream-chain.js';
 import type { Storage } from '../store/storage.js';
 import { UncachedMetadata } from './uncached-metadata.js';
 

@@ -8,7 +8,7 @@
 import { text } from 'node:stream/consumers';
 import type { FileBody, FileEntry, ProjectPage } from '../model/documents.js';
 import type { ProjectName } from '../model/names.js';
-import type { CachedSource } from '../index/sources/cached-source.js';
+import type { CachedSource } from '../sources/cached-source.js';
 import { mirrorFileKey } from '../store/mirror-set-store.js';
 import { parseCoreMetadata } from '../upstream/core-metadata.js';
 import { readWheelMetadata } from '../archive/dist-metadata.js';

@@ -14,8 +14,8 @@ import { PageFiles } from '../model/page-files.js';
 import { findRelease } from '../model/release-choice.js';
 import { versionFromFilename } from '../model/filenames.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
-import type { IndexSource } from '../index/source.js';
-import { SourceDecorator } from '../index/sources/source-decorator.js';
+import type { PackageSource } from '../sources/package-source.js';
+import { SourceDecorator } from '../sources/source-decorator.js';
 import type { PolicyAudit } from './policy-metrics.js';
 import type { ExemptionRecord } from '../store/policy-store.js';
 import type { Policy, PolicyRule, Refusal } from './policy.js';
@@ -67,7 +67,7 @@ export class PolicySource extends SourceDecorator {
   private readonly documents = new WeakMap<ProjectReleases, Filtered<ProjectReleases>>();
 
   constructor(
-    inner: IndexSource,
+    inner: PackageSource,
     private readonly policy: Policy,
     private readonly audit: PolicyAudit,
   ) {

@@ -8,7 +8,7 @@ import type { ProjectReleases, Release } from '../model/documents.js';
 import type { ProjectName } from '../model/names.js';
 import { findRelease, latestParsedRelease, parsedReleases } from '../model/release-choice.js';
 import { canonicalVersion, OrderedVersion } from '../model/versions.js';
-import type { IndexSource } from '../index/source.js';
+import type { PackageSource } from '../sources/package-source.js';
 import type { Refusal } from '../policy/policy.js';
 import type { HeldRelease, PolicyHolds } from '../policy/policy-source.js';
 import type { IndexReads } from '../store/index-store.js';
@@ -57,7 +57,7 @@ export class ProjectViews {
   private readonly ordered = new WeakMap<ProjectReleases, { newestFirst: Release[]; latest: Release | null }>();
 
   constructor(
-    private readonly source: IndexSource,
+    private readonly source: PackageSource,
     private readonly meta: IndexReads,
     private readonly mergeAllowList: ReadonlySet<string>,
     private readonly policy: PolicyHoldsSource | null,

@@ -1,5 +1,5 @@
 /**
- * An in-memory `IndexSource` for decorator tests: the test sets pages, JSON API documents and file bodies,
+ * An in-memory `PackageSource` for decorator tests: the test sets pages, JSON API documents and file bodies,
  * and what the cached-file index holds (`stored`, `cache()`); every call is recorded.
  */
 import { emptyMetadata } from '../../src/upstream/parse-json-api.js';
@@ -7,10 +7,10 @@ import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, SourceTrace } from '../../src/model/documents.js';
 import type { ProjectName } from '../../src/model/names.js';
-import type { IndexSource } from '../../src/index/source.js';
+import type { PackageSource } from '../../src/sources/package-source.js';
 import type { StoredFacts } from '../../src/index/sources/cached-files.js';
 
-export class FakeSource implements IndexSource {
+export class FakeSource implements PackageSource {
   readonly pages = new Map<string, ProjectPage>();
   readonly documents = new Map<string, ProjectReleases>();
   /** File bodies by `fileKey(filename, variant)`: text is served as a stream, `Error` makes `open()` reject. */

@@ -8,8 +8,8 @@ import pino from 'pino';
 import { LarderError } from '../../src/base/errors.js';
 import type { ProjectPage, ProjectReleases } from '../../src/model/documents.js';
 import { normalizeName } from '../../src/model/names.js';
-import { CachedSource } from '../../src/index/sources/cached-source.js';
-import type { Fetched, UpstreamSource } from '../../src/index/sources/upstream-source.js';
+import { CachedSource } from '../../src/sources/cached-source.js';
+import type { Fetched, UpstreamFetcher } from '../../src/upstream/upstream-fetcher.js';
 import { DiskSpace } from '../../src/store/disk-space.js';
 import { openStorage } from '../../src/store/local/open-storage.js';
 import type { Storage } from '../../src/store/storage.js';
@@ -78,7 +78,7 @@ function cachedSource(upstream: FakeUpstream, offline = false): CachedSource {
     clock,
     space: new DiskSpace(dir, 0, clock),
   };
-  return new CachedSource(upstream as unknown as UpstreamSource, storage, storage.blobs, options, pino({ level: 'silent' }));
+  return new CachedSource(upstream as unknown as UpstreamFetcher, storage, storage.blobs, options, pino({ level: 'silent' }));
 }
 
 beforeEach(async () => {

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { LarderError } from '../../src/base/errors.js';
 import type { ProjectPage } from '../../src/model/documents.js';
 import { normalizeName, type ProjectName } from '../../src/model/names.js';
-import { UpstreamNameCheck, type CachedPages } from '../../src/index/upstream-names.js';
+import { UpstreamNameCheck, type CachedPages } from '../../src/upload/upstream-names.js';
 import { projectPage } from '../helpers/model-builders.js';
 
 const known = normalizeName('Demo_Pkg');

@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { badRequest, notFound } from '../../base/errors.js';
 import type { FileBody, FileVariant, SourceTrace } from '../../model/documents.js';
 import { normalizeName, type ProjectName } from '../../model/names.js';
-import { checkFilenameSegment, checkProjectName } from '../../index/client-names.js';
+import { checkFilenameSegment, checkProjectName } from '../../model/client-names.js';
 import type { HttpDeps } from '../deps.js';
 import { sendThroughKoa } from '../answer.js';
 import { storedFileAnswer, fileHeaders, type FileRequest, type SmallBodies } from '../file-answer.js';

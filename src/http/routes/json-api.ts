@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import { LarderError } from '../../base/errors.js';
 import type { SourceTrace } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
-import { checkProjectName, checkVersionSegment } from '../../index/client-names.js';
+import { checkProjectName, checkVersionSegment } from '../../model/client-names.js';
 import { projectJsonTemplatePieces, releaseJsonTemplatePieces } from '../../render/json-api.js';
 import { fillBase, fillBaseBytes } from '../../render/json-wire.js';
 import type { HttpDeps } from '../deps.js';

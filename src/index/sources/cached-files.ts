@@ -17,14 +17,15 @@ import { UpstreamError } from '../../upstream/client.js';
 import { contentTypeFor, requestedName } from '../../model/filenames.js';
 import type { FileBody, FileEntry, FileVariant, ProjectPage, SourceTrace } from '../../model/documents.js';
 import type { ProjectName } from '../../model/names.js';
-import type { CacheEvents } from './cache-events.js';
+import type { CacheEvents } from '../../cache/cache-events.js';
 import { VerificationError } from './download-verifier.js';
 import { type CachedFileTarget, cachedFileTarget, sha256Of } from './cached-file-target.js';
 import { FileDownload } from './file-download.js';
 import { storedBody } from './stored-body.js';
 import type { CrossNodeDownloads, Release } from './cross-node-downloads.js';
-import { FileRecordMarks } from './file-record-marks.js';
-import type { UpstreamSource } from './upstream-source.js';
+import { FileRecordMarks } from '../../cache/file-record-marks.js';
+import { offlineNotCached } from '../../cache/offline.js';
+import type { UpstreamFetcher } from '../../upstream/upstream-fetcher.js';
 
 /** How often a cached file's last access is written (for the eviction order). */
 const ACCESS_RESOLUTION_MS = 60_000;
@@ -46,8 +47,6 @@ export interface StoredFacts {
   sha256: string;
 }
 
-export const offlineNotCached = (what: string) => new LarderError('offline_not_cached', `larder is offline and ${what} is not cached.`);
-
 export class CachedFiles {
   private readonly downloads = new Map<string, Promise<FileDownload>>();
   private readonly running = new Set<Promise<void>>();
@@ -55,7 +54,7 @@ export class CachedFiles {
   private readonly marks = new FileRecordMarks();
 
   constructor(
-    private readonly upstream: UpstreamSource,
+    private readonly upstream: UpstreamFetcher,
     private readonly files: CachedFileIndex,
     private readonly blobs: BlobStore,
     private readonly options: CachedFilesOptions,

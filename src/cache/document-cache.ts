@@ -9,17 +9,17 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { Clock } from '../../base/clock.js';
-import type { LarderError } from '../../base/errors.js';
-import type { DiskSpace } from '../../store/disk-space.js';
-import type { CachedDocument } from '../../store/records.js';
-import { documentLabel, type CachedDocumentId, type UpstreamDocumentStore } from '../../store/upstream-document-store.js';
-import type { CacheState, SourceTrace } from '../../model/documents.js';
+import type { Clock } from '../base/clock.js';
+import type { LarderError } from '../base/errors.js';
+import type { DiskSpace } from '../store/disk-space.js';
+import type { CachedDocument } from '../store/records.js';
+import { documentLabel, type CachedDocumentId, type UpstreamDocumentStore } from '../store/upstream-document-store.js';
+import type { CacheState, SourceTrace } from '../model/documents.js';
 import type { CacheEvents } from './cache-events.js';
-import { atMost } from '../../base/at-most.js';
-import { UpstreamError } from '../../upstream/upstream-error.js';
-import { offlineNotCached } from './cached-files.js';
-import type { Fetched, Validators } from './upstream-source.js';
+import { atMost } from '../base/at-most.js';
+import { UpstreamError } from '../upstream/upstream-error.js';
+import { offlineNotCached } from './offline.js';
+import type { Fetched, Validators } from '../upstream/upstream-fetcher.js';
 
 export interface DocumentCacheOptions {
   pageTtl: number;

@@ -5,7 +5,7 @@ import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectRelea
  * Everything that answers "which projects exist, which files has P, give me file F".
  * Sources compose as decorators: overlay(private, cached(upstream)).
  */
-export interface IndexSource {
+export interface PackageSource {
   /** All project names, in batches; streamed, since an upstream may list hundreds of thousands. */
   listProjects(): AsyncIterable<ProjectListBatch>;
   /**

@@ -1,10 +1,10 @@
 /** The `private` index source: projects uploaded to this larder, from the index store's records and the blob store. */
 import { LRUCache } from 'lru-cache';
-import type { BlobStore } from '../../store/blob-store.js';
-import type { IndexStore } from '../../store/index-store.js';
-import type { FileRecord, ProjectRecord, ReleaseRecord } from '../../store/records.js';
-import { contentTypeFor, requestedName } from '../../model/filenames.js';
-import { storedBody } from './stored-body.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { IndexStore } from '../store/index-store.js';
+import type { FileRecord, ProjectRecord, ReleaseRecord } from '../store/records.js';
+import { contentTypeFor, requestedName } from '../model/filenames.js';
+import { storedBody } from '../index/sources/stored-body.js';
 import type {
   FileBody,
   FileEntry,
@@ -15,12 +15,12 @@ import type {
   Release,
   ReleaseFile,
   ReleaseMetadata,
-} from '../../model/documents.js';
-import type { ProjectName } from '../../model/names.js';
-import { groupBy } from '../../model/page-files.js';
-import type { IndexSource } from '../source.js';
+} from '../model/documents.js';
+import type { ProjectName } from '../model/names.js';
+import { groupBy } from '../model/page-files.js';
+import type { PackageSource } from './package-source.js';
 
-export class PrivateSource implements IndexSource {
+export class PrivateSource implements PackageSource {
   /** Built pages by project, reused while the project's serial is unchanged (renderers cache by page identity). */
   private readonly pages = new LRUCache<string, ProjectPage>({ max: 2000 });
 

@@ -2,9 +2,9 @@
  * The `overlay` source: private projects first; a private project hides the upstream project of the same
  * normalized name completely (dependency-confusion safe) unless its name is on the merge allow-list.
  */
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../../model/documents.js';
-import { normalizeName, type ProjectName } from '../../model/names.js';
-import type { IndexSource } from '../source.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../model/documents.js';
+import { normalizeName, type ProjectName } from '../model/names.js';
+import type { PackageSource } from './package-source.js';
 import type { PrivateSource } from './private-source.js';
 
 export interface OverlayOptions {
@@ -12,12 +12,12 @@ export interface OverlayOptions {
   mergeAllowList?: ReadonlySet<string>;
 }
 
-export class OverlaySource implements IndexSource {
+export class OverlaySource implements PackageSource {
   private readonly mergeAllowList: ReadonlySet<string>;
 
   constructor(
     private readonly privateSource: PrivateSource,
-    private readonly upstream: IndexSource | null,
+    private readonly upstream: PackageSource | null,
     options: OverlayOptions = {},
   ) {
     this.mergeAllowList = options.mergeAllowList ?? new Set();

@@ -5,23 +5,23 @@
  * (json-api-from-pages.ts) and a release's own metadata (release-metadata.ts) are decorators around it.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../../base/clock.js';
-import type { BlobStore } from '../../store/blob-store.js';
-import type { DiskSpace } from '../../store/disk-space.js';
-import type { CachedFileId } from '../../store/cached-file-index.js';
-import type { Storage } from '../../store/storage.js';
-import type { CachedDocumentId } from '../../store/upstream-document-store.js';
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, SourceTrace } from '../../model/documents.js';
-import type { ProjectName } from '../../model/names.js';
-import type { IndexSource } from '../source.js';
-import type { CacheEvents } from './cache-events.js';
-import { CachedFiles, type StoredFacts } from './cached-files.js';
-import type { CrossNodeDownloads } from './cross-node-downloads.js';
-import { DocumentCache } from './document-cache.js';
-import { RootList } from './root-list.js';
-import type { Fetched, UpstreamSource, Validators } from './upstream-source.js';
+import type { Clock } from '../base/clock.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { DiskSpace } from '../store/disk-space.js';
+import type { CachedFileId } from '../store/cached-file-index.js';
+import type { Storage } from '../store/storage.js';
+import type { CachedDocumentId } from '../store/upstream-document-store.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, SourceTrace } from '../model/documents.js';
+import type { ProjectName } from '../model/names.js';
+import type { PackageSource } from './package-source.js';
+import type { CacheEvents } from '../cache/cache-events.js';
+import { CachedFiles, type StoredFacts } from '../index/sources/cached-files.js';
+import type { CrossNodeDownloads } from '../index/sources/cross-node-downloads.js';
+import { DocumentCache } from '../cache/document-cache.js';
+import { RootList } from '../cache/root-list.js';
+import type { Fetched, UpstreamFetcher, Validators } from '../upstream/upstream-fetcher.js';
 
-export type { CacheEvents } from './cache-events.js';
+export type { CacheEvents } from '../cache/cache-events.js';
 
 export interface CachedSourceOptions {
   pageTtl: number;
@@ -40,7 +40,7 @@ export interface CachedSourceOptions {
   crossNode?: CrossNodeDownloads;
 }
 
-export class CachedSource implements IndexSource {
+export class CachedSource implements PackageSource {
   private readonly documents: DocumentCache;
   /** The file cache: also what the graceful stop waits for and what the storage metrics count. */
   readonly files: CachedFiles;
@@ -48,7 +48,7 @@ export class CachedSource implements IndexSource {
   private readonly docs: Storage['documents'];
 
   constructor(
-    private readonly upstream: UpstreamSource,
+    private readonly upstream: UpstreamFetcher,
     stores: Pick<Storage, 'documents' | 'cachedFiles'>,
     blobs: BlobStore,
     options: CachedSourceOptions,

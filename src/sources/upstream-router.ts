@@ -5,14 +5,14 @@
  * not a reason to ask the next one. The project list is every upstream's, each name from the upstream
  * that would serve it.
  */
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../../model/documents.js';
-import { normalizeName, type ProjectName } from '../../model/names.js';
-import type { IndexSource } from '../source.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../model/documents.js';
+import { normalizeName, type ProjectName } from '../model/names.js';
+import type { PackageSource } from './package-source.js';
 
 export interface RoutedUpstream {
   name: string;
   /** Its chain: cached, with JSON API documents completed. */
-  source: IndexSource;
+  source: PackageSource;
   /** The cached page, without asking the upstream. */
   cachedPage(name: ProjectName): ProjectPage | null;
   /** Patterns over normalized names of the projects only it serves; null = any project it has. */
@@ -21,7 +21,7 @@ export interface RoutedUpstream {
 
 export type AnswerKind = 'page' | 'releases' | 'file';
 
-export class UpstreamRouter implements IndexSource {
+export class UpstreamRouter implements PackageSource {
   private readonly open: RoutedUpstream[];
 
   constructor(

@@ -2,12 +2,12 @@
  * The base of sources that change one answer of the source they wrap: every call goes to `inner` until
  * a subclass overrides it.
  */
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../../model/documents.js';
-import type { ProjectName } from '../../model/names.js';
-import type { IndexSource } from '../source.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../model/documents.js';
+import type { ProjectName } from '../model/names.js';
+import type { PackageSource } from './package-source.js';
 
-export abstract class SourceDecorator implements IndexSource {
-  constructor(protected readonly inner: IndexSource) {}
+export abstract class SourceDecorator implements PackageSource {
+  constructor(protected readonly inner: PackageSource) {}
 
   listProjects(): AsyncIterable<ProjectListBatch> {
     return this.inner.listProjects();
