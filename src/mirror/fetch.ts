@@ -43,7 +43,7 @@ export async function fetchMissing(
     while (next < missing.length) {
       const file = missing[next++]!;
       try {
-        const body = await cache.openFile(file.project as ProjectName, file.filename, file.variant);
+        const { value: body } = await cache.openFile(file.project as ProjectName, file.filename, file.variant);
         if (!body) throw new Error('the index no longer lists it');
         if (body.kind === 'stream') {
           const { stream } = await body.open();

@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.js';
-import type { ProjectListBatch, ProjectPage, SourceTrace } from '../model/documents.js';
+import type { ProjectListBatch, ProjectPage, Sourced } from '../model/documents.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
 import type { PackageSource } from '../sources/package-source.js';
 import { SourceDecorator } from '../sources/source-decorator.js';
@@ -47,9 +47,9 @@ export class CollisionWatch extends SourceDecorator {
     }
   }
 
-  override async getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
-    const page = await this.inner.getProject(name, trace);
-    if (page && this.privateNames.has(name)) this.seen(name, 'a project page');
+  override async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
+    const page = await this.inner.getProject(name);
+    if (page.value && this.privateNames.has(name)) this.seen(name, 'a project page');
     return page;
   }
 

@@ -22,7 +22,7 @@ export function coreMetadataFile(source: Pick<PackageSource, 'openFile'>, logger
     const file = release.files.find((f) => f.coreMetadata !== false);
     if (!file) return null;
     try {
-      const body = await source.openFile(name, file.filename, 'metadata');
+      const { value: body } = await source.openFile(name, file.filename, 'metadata');
       if (!body) return null;
       if (body.kind === 'stored' && body.size > MAX_METADATA_BYTES) return null;
       const stream = body.kind === 'stored' ? await body.read() : (await body.open()).stream;
@@ -48,7 +48,7 @@ export function cachedWheelMetadata(source: Pick<PackageSource, 'openFile'>, rea
     for (const file of release.files) {
       if (!file.filename.endsWith('.whl')) continue;
       try {
-        const body = await source.openFile(name, file.filename, 'file');
+        const { value: body } = await source.openFile(name, file.filename, 'file');
         if (body?.kind !== 'stored') continue;
         return parseCoreMetadata((await readWheel(body.path ?? body, file.filename)).toString('utf8'));
       } catch (err) {

@@ -2,7 +2,7 @@
  * The `overlay` source: private projects first; a private project hides the upstream project of the same
  * normalized name completely (dependency-confusion safe) unless its name is on the merge allow-list.
  */
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../model/documents.js';
+import { type FileBody, type FileVariant, type ProjectListBatch, type ProjectPage, type ProjectReleases, type Sourced, sourced } from '../model/documents.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
 import type { PackageSource } from './package-source.js';
 import type { PrivateSource } from './private-source.js';
@@ -50,42 +50,54 @@ export class OverlaySource implements PackageSource {
     return this.upstream !== null && this.mergeAllowList.has(name);
   }
 
-  async getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
-    const own = await this.privateSource.getProject(name);
-    if (!own) return this.upstream ? this.upstream.getProject(name, trace) : null;
-    if (!this.merges(name)) return own;
-    const theirs = await this.upstream!.getProject(name, trace).catch(() => null);
-    if (!theirs) return own;
+  /**
+   * A private project's answer has no provenance; a merged one has the upstream's, when it answered
+   * (an upstream that fails leaves the private project as it is).
+   */
+  async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
+    const { value: own } = await this.privateSource.getProject(name);
+    if (!own) return this.upstream ? this.upstream.getProject(name) : sourced(null);
+    if (!this.merges(name)) return sourced(own);
+    const answer = await this.upstream!.getProject(name).catch(() => null);
+    const theirs = answer?.value;
+    if (!theirs) return sourced(own, answer?.provenance);
     const ownFilenames = new Set(own.files.map((f) => f.filename));
-    return {
-      ...own,
-      origin: 'merged',
-      serial: Math.max(own.serial, theirs.serial),
-      files: [...own.files, ...theirs.files.filter((f) => !ownFilenames.has(f.filename))],
-      versions: [...new Set([...own.versions, ...theirs.versions])],
-    };
+    return sourced(
+      {
+        ...own,
+        origin: 'merged',
+        serial: Math.max(own.serial, theirs.serial),
+        files: [...own.files, ...theirs.files.filter((f) => !ownFilenames.has(f.filename))],
+        versions: [...new Set([...own.versions, ...theirs.versions])],
+      },
+      answer.provenance,
+    );
   }
 
-  async getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
-    const own = await this.privateSource.getReleases(name);
-    if (!own) return this.upstream ? this.upstream.getReleases(name, trace, forVersion) : null;
-    if (!this.merges(name)) return own;
-    const theirs = await this.upstream!.getReleases(name, trace).catch(() => null);
-    if (!theirs) return own;
+  async getReleases(name: ProjectName, forVersion?: string): Promise<Sourced<ProjectReleases | null>> {
+    const { value: own } = await this.privateSource.getReleases(name);
+    if (!own) return this.upstream ? this.upstream.getReleases(name, forVersion) : sourced(null);
+    if (!this.merges(name)) return sourced(own);
+    const answer = await this.upstream!.getReleases(name).catch(() => null);
+    const theirs = answer?.value;
+    if (!theirs) return sourced(own, answer?.provenance);
     const ownVersions = new Set(own.releases.map((r) => r.version));
-    return {
-      ...own,
-      serial: Math.max(own.serial, theirs.serial),
-      releases: [...own.releases, ...theirs.releases.filter((r) => !ownVersions.has(r.version))],
-      vulnerabilities: theirs.vulnerabilities,
-    };
+    return sourced(
+      {
+        ...own,
+        serial: Math.max(own.serial, theirs.serial),
+        releases: [...own.releases, ...theirs.releases.filter((r) => !ownVersions.has(r.version))],
+        vulnerabilities: theirs.vulnerabilities,
+      },
+      answer.provenance,
+    );
   }
 
-  async openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
+  async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
     if (this.privateSource.has(name)) {
       const own = await this.privateSource.openFile(name, filename, variant);
-      if (own || !this.merges(name)) return own;
+      if (own.value || !this.merges(name)) return own;
     }
-    return this.upstream ? this.upstream.openFile(name, filename, variant, trace) : null;
+    return this.upstream ? this.upstream.openFile(name, filename, variant) : sourced(null);
   }
 }

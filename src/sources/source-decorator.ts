@@ -2,7 +2,7 @@
  * The base of sources that change one answer of the source they wrap: every call goes to `inner` until
  * a subclass overrides it.
  */
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../model/documents.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, Sourced } from '../model/documents.js';
 import type { ProjectName } from '../model/names.js';
 import type { PackageSource } from './package-source.js';
 
@@ -21,15 +21,15 @@ export abstract class SourceDecorator implements PackageSource {
     return this.inner.lastSerial();
   }
 
-  getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
-    return this.inner.getProject(name, trace);
+  getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
+    return this.inner.getProject(name);
   }
 
-  getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
-    return this.inner.getReleases(name, trace, forVersion);
+  getReleases(name: ProjectName, forVersion?: string): Promise<Sourced<ProjectReleases | null>> {
+    return this.inner.getReleases(name, forVersion);
   }
 
-  openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
-    return this.inner.openFile(name, filename, variant, trace);
+  openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
+    return this.inner.openFile(name, filename, variant);
   }
 }

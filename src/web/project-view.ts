@@ -71,7 +71,7 @@ export class ProjectViews {
     const found = origin === 'private' || !this.policy ? NO_HOLDS : await this.policy.holds(name);
     const holds = { ...found, releases: heldNewestFirst(found.releases) };
     if (holds.project && origin === 'upstream') return { found: 'refused', refusal: holds.project };
-    const releases = await this.source.getReleases(name, undefined, version ?? undefined);
+    const { value: releases } = await this.source.getReleases(name, version ?? undefined);
     const offered = releases?.releases ?? [];
     const release = version === null ? releases && this.order(releases).latest : findRelease(offered, version);
     if (!releases || !release) {

@@ -5,7 +5,16 @@
 import { emptyMetadata } from '../../src/upstream/parse-json-api.js';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, SourceTrace } from '../../src/model/documents.js';
+import {
+  type FileBody,
+  type FileVariant,
+  type ProjectListBatch,
+  type ProjectPage,
+  type ProjectReleases,
+  type ReleaseMetadata,
+  type Sourced,
+  sourced,
+} from '../../src/model/documents.js';
 import type { ProjectName } from '../../src/model/names.js';
 import type { PackageSource } from '../../src/sources/package-source.js';
 import type { StoredFacts } from '../../src/index/sources/cached-files.js';
@@ -51,34 +60,36 @@ export class FakeSource implements PackageSource {
     return Math.max(0, ...[...this.pages.values()].map((p) => p.serial));
   }
 
-  async getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
+  /** Every answer is a cache hit. */
+  async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
     this.calls.push(`getProject ${name}`);
     if (this.failure) throw this.failure;
-    if (trace) trace.cache = 'hit';
-    return this.pages.get(name) ?? null;
+    return sourced(this.pages.get(name) ?? null, { cache: 'hit' });
   }
 
-  async getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
+  async getReleases(name: ProjectName, forVersion?: string): Promise<Sourced<ProjectReleases | null>> {
     this.calls.push(forVersion === undefined ? `getReleases ${name}` : `getReleases ${name} ${forVersion}`);
     if (this.failure) throw this.failure;
-    if (trace) trace.cache = 'hit';
-    return this.documents.get(name) ?? null;
+    return sourced(this.documents.get(name) ?? null, { cache: 'hit' });
   }
 
-  async openFile(_name: ProjectName, filename: string, variant: FileVariant): Promise<FileBody | null> {
+  async openFile(_name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
     this.calls.push(`openFile ${filename} ${variant}`);
     const body = this.bodies.get(fileKey(filename, variant));
-    if (body === undefined) return null;
-    return {
-      kind: 'stream',
-      size: null,
-      etag: null,
-      contentType: 'text/plain; charset=utf-8',
-      open: async () => {
-        if (body instanceof Error) throw body;
-        return { stream: Readable.from([Buffer.from(body)]), size: body.length };
+    if (body === undefined) return sourced(null, { cache: 'hit' });
+    return sourced<FileBody>(
+      {
+        kind: 'stream',
+        size: null,
+        etag: null,
+        contentType: 'text/plain; charset=utf-8',
+        open: async () => {
+          if (body instanceof Error) throw body;
+          return { stream: Readable.from([Buffer.from(body)]), size: body.length };
+        },
       },
-    };
+      { cache: 'hit' },
+    );
   }
 }
 

@@ -15,7 +15,7 @@ import type { CachedFileId, CachedFileIndex } from '../../store/cached-file-inde
 import type { CachedFileRecord } from '../../store/records.js';
 import { UpstreamError } from '../../upstream/client.js';
 import { contentTypeFor, requestedName } from '../../model/filenames.js';
-import type { FileBody, FileEntry, FileVariant, ProjectPage, SourceTrace } from '../../model/documents.js';
+import { type FileBody, type FileEntry, type FileVariant, type ProjectPage, type Sourced, sourced } from '../../model/documents.js';
 import type { ProjectName } from '../../model/names.js';
 import type { CacheEvents } from '../../cache/cache-events.js';
 import { VerificationError } from './download-verifier.js';
@@ -63,25 +63,23 @@ export class CachedFiles {
     private readonly pageOf: (name: ProjectName) => Promise<ProjectPage | null>,
   ) {}
 
-  async openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
+  async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
     const id: CachedFileId = { project: name, filename, variant };
     const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
     const download = { filename: requestedName(filename, variant), contentType };
     const record = this.files.get(id);
     if (record && (this.blobs.hasSync(record.sha256) || (await this.blobs.has(record.sha256)))) {
-      if (trace) trace.cache = 'hit';
       this.touch(id, record);
-      return storedBody(this.blobs, record.sha256, record.size, download);
+      return sourced(storedBody(this.blobs, record.sha256, record.size, download), { cache: 'hit' });
     }
     if (this.options.offline) throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
     const page = await this.pageOf(name);
     const file = page ? this.fileOf(page, filename) : undefined;
     const target = file && cachedFileTarget(file, variant, this.options.maxFileSize);
-    if (!target) return null;
+    if (!target) return sourced(null);
     const stored = await this.alreadyStored(id, target);
     if (stored) {
-      if (trace) trace.cache = 'hit';
-      return storedBody(this.blobs, stored.sha256, stored.size, download);
+      return sourced(storedBody(this.blobs, stored.sha256, stored.size, download), { cache: 'hit' });
     }
     if (target.expected.size !== null && target.expected.size > target.maxBytes) {
       throw new LarderError(
@@ -89,8 +87,7 @@ export class CachedFiles {
         `The upstream lists ${filename} at ${formatBytes(target.expected.size)}, more than LARDER_MAX_FILE_SIZE (${formatBytes(target.maxBytes)}); larder does not fetch it.`,
       );
     }
-    if (trace) trace.cache = 'miss';
-    return {
+    const body: FileBody = {
       kind: 'stream',
       size: target.expected.size,
       etag: variant === 'file' && file.hashes.sha256 ? `"${file.hashes.sha256}"` : null,
@@ -103,6 +100,7 @@ export class CachedFiles {
         }
       },
     };
+    return sourced(body, { cache: 'miss' });
   }
 
   /** The verified size and sha256 of a file this node has a record of; null when it has none. */
