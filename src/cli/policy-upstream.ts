@@ -1,5 +1,5 @@
 /**
- * The upstream as `larder policy explain` sees it: every configured upstream's chain (index/upstream-chain.ts,
+ * The upstream as `larder policy explain` sees it: every configured upstream's chain (sources/upstream-chain.ts,
  * with its cache), routed as the server routes them, under the same policy code the server applies. Offline,
  * only what is cached is read.
  */

@@ -1,6 +1,6 @@
 /**
  * The cached upstream source as the mirror commands use it: the server's own chain for the first upstream
- * (index/upstream-chain.ts), built in-process, so pages and files go through the same cache, every file is
+ * (sources/upstream-chain.ts), built in-process, so pages and files go through the same cache, every file is
  * verified against the index's hash and stored exactly as when pip asks larder, under the same size bound.
  */
 import type { Logger } from 'pino';

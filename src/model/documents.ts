@@ -1,5 +1,5 @@
 /**
- * The page model: what every index source returns and every renderer reads.
+ * The page model: what every package source returns and every renderer reads.
  * One shape for private projects, upstream projects and the merge of both.
  */
 import type { Readable } from 'node:stream';

@@ -1,4 +1,4 @@
-/** The `private` index source: projects uploaded to this larder, from the index store's records and the blob store. */
+/** The `private` package source: projects uploaded to this larder, from the index store's records and the blob store. */
 import { LRUCache } from 'lru-cache';
 import type { BlobStore } from '../store/blob-store.js';
 import type { IndexStore } from '../store/index-store.js';

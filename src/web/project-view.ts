@@ -1,5 +1,5 @@
 /**
- * Gathers what a project page shows: the releases from the index source, the description, who may manage
+ * Gathers what a project page shows: the releases from the package source, the description, who may manage
  * it, and what the supply-chain policy holds back of an upstream project.
  */
 import { mayOwn } from '../auth/authenticator.js';
