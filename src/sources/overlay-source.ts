@@ -50,47 +50,53 @@ export class OverlaySource implements PackageSource {
     return this.upstream !== null && this.mergeAllowList.has(name);
   }
 
-  /**
-   * A private project's answer has no provenance; a merged one has the upstream's, when it answered
-   * (an upstream that fails leaves the private project as it is).
-   */
   async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
     const { value: own } = await this.privateSource.getProject(name);
-    if (!own) return this.upstream ? this.upstream.getProject(name) : sourced(null);
-    if (!this.merges(name)) return sourced(own);
-    const answer = await this.upstream!.getProject(name).catch(() => null);
-    const theirs = answer?.value;
-    if (!theirs) return sourced(own, answer?.provenance);
-    const ownFilenames = new Set(own.files.map((f) => f.filename));
-    return sourced(
-      {
-        ...own,
-        origin: 'merged',
-        serial: Math.max(own.serial, theirs.serial),
-        files: [...own.files, ...theirs.files.filter((f) => !ownFilenames.has(f.filename))],
-        versions: [...new Set([...own.versions, ...theirs.versions])],
+    return this.overlaid(
+      name,
+      own,
+      () => this.upstream!.getProject(name),
+      (mine, theirs) => {
+        const ownFilenames = new Set(mine.files.map((f) => f.filename));
+        return {
+          ...mine,
+          origin: 'merged',
+          serial: Math.max(mine.serial, theirs.serial),
+          files: [...mine.files, ...theirs.files.filter((f) => !ownFilenames.has(f.filename))],
+          versions: [...new Set([...mine.versions, ...theirs.versions])],
+        };
       },
-      answer.provenance,
     );
   }
 
   async getReleases(name: ProjectName, forVersion?: string): Promise<Sourced<ProjectReleases | null>> {
     const { value: own } = await this.privateSource.getReleases(name);
-    if (!own) return this.upstream ? this.upstream.getReleases(name, forVersion) : sourced(null);
-    if (!this.merges(name)) return sourced(own);
-    const answer = await this.upstream!.getReleases(name).catch(() => null);
-    const theirs = answer?.value;
-    if (!theirs) return sourced(own, answer?.provenance);
-    const ownVersions = new Set(own.releases.map((r) => r.version));
-    return sourced(
-      {
-        ...own,
-        serial: Math.max(own.serial, theirs.serial),
-        releases: [...own.releases, ...theirs.releases.filter((r) => !ownVersions.has(r.version))],
+    const ask = (merging: boolean) => this.upstream!.getReleases(name, merging ? undefined : forVersion);
+    return this.overlaid(name, own, ask, (mine, theirs) => {
+      const ownVersions = new Set(mine.releases.map((r) => r.version));
+      return {
+        ...mine,
+        serial: Math.max(mine.serial, theirs.serial),
+        releases: [...mine.releases, ...theirs.releases.filter((r) => !ownVersions.has(r.version))],
         vulnerabilities: theirs.vulnerabilities,
-      },
-      answer.provenance,
-    );
+      };
+    });
+  }
+
+  /**
+   * The private answer (no provenance), else the upstream's; for a name on the merge allow-list, the two
+   * merged with the upstream's provenance (an upstream that fails leaves the private project as it is).
+   */
+  private async overlaid<T>(
+    name: ProjectName,
+    own: T | null,
+    ask: (merging: boolean) => Promise<Sourced<T | null>>,
+    merge: (own: T, theirs: T) => T,
+  ): Promise<Sourced<T | null>> {
+    if (!own) return this.upstream ? ask(false) : sourced(null);
+    if (!this.merges(name)) return sourced(own);
+    const answer = await ask(true).catch(() => null);
+    return answer?.value ? sourced(merge(own, answer.value), answer.provenance) : sourced(own, answer?.provenance);
   }
 
   async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {

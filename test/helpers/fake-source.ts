@@ -5,16 +5,8 @@
 import { emptyMetadata } from '../../src/upstream/parse-json-api.js';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import {
-  type FileBody,
-  type FileVariant,
-  type ProjectListBatch,
-  type ProjectPage,
-  type ProjectReleases,
-  type ReleaseMetadata,
-  type Sourced,
-  sourced,
-} from '../../src/model/documents.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, Sourced } from '../../src/model/documents.js';
+import { sourced } from '../../src/model/documents.js';
 import type { ProjectName } from '../../src/model/names.js';
 import type { PackageSource } from '../../src/sources/package-source.js';
 import type { StoredFacts } from '../../src/index/sources/cached-files.js';
