@@ -1,12 +1,12 @@
 /**
- * The upstream as `larder policy explain` sees it: every configured upstream's chain (index/upstream-chain.ts,
+ * The upstream as `larder policy explain` sees it: every configured upstream's chain (sources/upstream-chain.ts,
  * with its cache), routed as the server routes them, under the same policy code the server applies. Offline,
  * only what is cached is read.
  */
 import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
-import { buildUpstreamChain, commandChainDeps, configFor, upstreamSpecs } from '../index/upstream-chain.js';
-import { UpstreamRouter } from '../index/sources/upstream-router.js';
+import { buildUpstreamChain, commandChainDeps, configFor, upstreamSpecs } from '../sources/upstream-chain.js';
+import { UpstreamRouter } from '../sources/upstream-router.js';
 import { createLogger } from '../logger.js';
 import { Policy } from '../policy/policy.js';
 import { PolicySource } from '../policy/policy-source.js';

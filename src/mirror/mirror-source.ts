@@ -1,14 +1,14 @@
 /**
  * The cached upstream source as the mirror commands use it: the server's own chain for the first upstream
- * (index/upstream-chain.ts), built in-process, so pages and files go through the same cache, every file is
+ * (sources/upstream-chain.ts), built in-process, so pages and files go through the same cache, every file is
  * verified against the index's hash and stored exactly as when pip asks larder, under the same size bound.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
-import { CacheBudget } from '../index/sources/cache-budget.js';
-import type { CachedSource } from '../index/sources/cached-source.js';
-import { buildUpstreamChain, commandChainDeps, configFor, upstreamSpecs } from '../index/upstream-chain.js';
+import { CacheBudget } from '../cache/cache-budget.js';
+import type { CachedSource } from '../sources/cached-source.js';
+import { buildUpstreamChain, commandChainDeps, configFor, upstreamSpecs } from '../sources/upstream-chain.js';
 import type { Storage } from '../store/storage.js';
 import { UncachedMetadata } from './uncached-metadata.js';
 

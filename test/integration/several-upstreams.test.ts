@@ -102,7 +102,11 @@ describe('several upstreams', () => {
     const api = await fetch(`${l.url}/pypi/vendor-sdk/json`);
     assert.equal(api.status, 200);
     assert.equal(api.headers.get('x-larder-upstream'), 'vendor');
-    assert.equal((await get(`${l.url}/simple/no-such-project/`)).status, 404);
+    const missing = await get(`${l.url}/simple/no-such-project/`);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers['x-larder-cache'], 'miss', 'how the last upstream asked found it missing');
+    assert.equal(missing.headers['x-larder-upstream'], undefined, 'no upstream answered it');
+    assert.equal((await get(`${l.url}/simple/no-such-project/`)).headers['x-larder-cache'], 'hit', 'the 404s are cached');
 
     const metrics = await (await fetch(`${l.url}/metrics`)).text();
     assert.match(metrics, /larder_upstream_answers_total\{upstream="vendor",kind="page"\} [1-9]/);

@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Config } from '../../src/config/schema.js';
-import { UpstreamSource } from '../../src/index/sources/upstream-source.js';
+import { UpstreamFetcher } from '../../src/upstream/upstream-fetcher.js';
 import type { ProjectName } from '../../src/model/names.js';
 import { UpstreamClient, UpstreamError } from '../../src/upstream/client.js';
 import { OriginPolicy } from '../../src/upstream/origin-policy.js';
@@ -82,7 +82,7 @@ describe('upstream bounds', () => {
     const config = loadConfig({ env: {}, overrides: { upstream: up.url, upstreamRetries: 0 } });
     const client = new UpstreamClient(config, new OriginPolicy(config.upstream, null, []));
     try {
-      const source = new UpstreamSource(client, {
+      const source = new UpstreamFetcher(client, {
         indexUrl: up.url,
         jsonApiUrl: null,
         deadline: 10_000,

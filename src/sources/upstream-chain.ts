@@ -13,17 +13,17 @@ import type { CachedFileId } from '../store/cached-file-index.js';
 import { dataLayout } from '../store/data-layout.js';
 import { DiskSpace } from '../store/disk-space.js';
 import { NamespacedCachedFiles } from '../store/namespaced-cached-files.js';
-import type { CrossNodeDownloads } from './sources/cross-node-downloads.js';
+import type { CrossNodeDownloads } from '../index/sources/cross-node-downloads.js';
 import type { Storage } from '../store/storage.js';
 import { readWheelMetadata } from '../archive/dist-metadata.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { OriginPolicy } from '../upstream/origin-policy.js';
-import type { IndexSource } from './source.js';
-import { CachedSource } from './sources/cached-source.js';
-import { cachedWheelMetadata, coreMetadataFile, firstFound } from './sources/core-metadata-file.js';
-import { JsonApiFromPages } from './sources/json-api-from-pages.js';
-import { ReleaseMetadataFiller } from './sources/release-metadata.js';
-import { UpstreamSource } from './sources/upstream-source.js';
+import type { PackageSource } from './package-source.js';
+import { CachedSource } from './cached-source.js';
+import { cachedWheelMetadata, coreMetadataFile, firstFound } from './core-metadata-file.js';
+import { JsonApiFromPages } from './json-api-from-pages.js';
+import { ReleaseMetadataFiller } from './release-metadata.js';
+import { UpstreamFetcher } from '../upstream/upstream-fetcher.js';
 
 /** The project list is large: it gets at least this long, however short the page deadline is. */
 const ROOT_DEADLINE_MIN = 60_000;
@@ -33,7 +33,7 @@ export interface UpstreamChain {
   client: UpstreamClient;
   cache: CachedSource;
   /** The upstream as the overlay sees it: the cache, with JSON API documents completed. */
-  source: IndexSource;
+  source: PackageSource;
 }
 
 export interface ChainDeps {
@@ -42,7 +42,7 @@ export interface ChainDeps {
   logger: Logger;
   metrics: Metrics;
   space: DiskSpace;
-  storage: StorageReporter;
+  storageReporter: StorageReporter;
   budget?: { added(id: CachedFileId): Promise<void> };
   /** Downloads shared with the other nodes of one blob store, when there are others. */
   crossNode?: CrossNodeDownloads;
@@ -60,7 +60,7 @@ export function commandChainDeps(config: Config, stores: Storage, logger: Logger
     logger,
     metrics,
     space: new DiskSpace(config.data, config.diskReserve, clock),
-    storage: new StorageReporter(logger, metrics, clock),
+    storageReporter: new StorageReporter(logger, metrics, clock),
   };
 }
 
@@ -77,7 +77,7 @@ export function configFor(config: Config, spec: UpstreamSpecOf, first: boolean):
 }
 
 export function buildUpstreamChain(spec: UpstreamSpecOf, upstreamConfig: Config, first: boolean, deps: ChainDeps): UpstreamChain {
-  const { stores, clock, logger, metrics, space, storage } = deps;
+  const { stores, clock, logger, metrics, space, storageReporter } = deps;
   const config = upstreamConfig;
   const upstreamUrl = config.upstream!;
   const origins = new OriginPolicy(upstreamUrl, config.upstreamJsonApi, config.fileHosts);
@@ -88,7 +88,7 @@ export function buildUpstreamChain(spec: UpstreamSpecOf, upstreamConfig: Config,
       if (kind === 'timeout') metrics.upstreamTimeouts.inc();
     },
   });
-  const upstream = new UpstreamSource(client, {
+  const upstream = new UpstreamFetcher(client, {
     indexUrl: UpstreamClient.stripCredentials(upstreamUrl),
     jsonApiUrl: config.upstreamJsonApi,
     deadline: config.upstreamDeadline,
@@ -120,8 +120,8 @@ export function buildUpstreamChain(spec: UpstreamSpecOf, upstreamConfig: Config,
     {
       hashMismatch: () => metrics.hashMismatches.inc(),
       bytesFetched: (n) => metrics.upstreamFetchedBytes.inc(n),
-      diskFull: (what, item, err) => storage.diskFull(what, item, err),
-      storeFailed: (what, err) => storage.failed(what, err),
+      diskFull: (what, item, err) => storageReporter.diskFull(what, item, err),
+      storeFailed: (what, err) => storageReporter.failed(what, err),
     },
   );
   const coreMetadata = firstFound([coreMetadataFile(cache, logger), cachedWheelMetadata(cache, readWheelMetadata, logger)]);
