@@ -4,7 +4,7 @@ import { parseBoolean } from '../config/values.js';
 import type { OptionSpec, OptionSpecs } from './options.js';
 
 /** A setting's README text as a terminal shows it: no code marks, a link as its text. */
-export const plainText = (markdown: string): string => markdown.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`/g, '');
+export const plainText = (markdown: string): string => markdown.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replaceAll('`', '');
 
 /** A setting's flag as an option; the booleans are the settings parsed as true or false. */
 export function settingOption(s: Setting): OptionSpec {

@@ -57,19 +57,26 @@ describe('several upstreams', () => {
         'name = "pytorch"',
         `url = "${torch.url}"`,
         'projects = ["torch*"]',
+        'retries = 0',
         '',
         '[[upstreams]]',
         'name = "pypi"',
         `url = "${pypi.url}"`,
+        'retries = 0',
         '',
         '[[upstreams]]',
         'name = "vendor"',
         `url = "${vendor.url}"`,
+        'retries = 0',
         '',
       ].join('\n'),
     );
     const { upstreams } = loadConfig({ env: { LARDER_CONFIG: toml } });
-    l = await startLarder({ upstreams, upstreamRetries: 0 });
+    assert.deepEqual(
+      upstreams.map((u) => u.retries),
+      [0, 0, 0],
+    );
+    l = await startLarder({ upstreams });
   });
 
   after(async () => {
