@@ -21,7 +21,7 @@ const parseJsonApi: Parser<string | null> = (raw, key) => {
 };
 
 /** The settings each upstream has (an `upstreams` entry names them without `upstream`). */
-export const PER_UPSTREAM_SETTINGS = {
+const PER_UPSTREAM_SETTINGS = {
   upstreamJsonApi: setting({
     env: 'LARDER_UPSTREAM_JSON_API',
     parse: parseJsonApi,
@@ -185,7 +185,7 @@ export const UPSTREAM_SETTINGS = {
 export type UpstreamSettings = { [K in keyof typeof UPSTREAM_SETTINGS]: ReturnType<(typeof UPSTREAM_SETTINGS)[K]['parse']> };
 
 /** `https://pypi.org/simple/` → `https://pypi.org/pypi/`; any other path: its `simple/` segment replaced, else `pypi/` appended. */
-export function deriveJsonApi(upstream: string): string {
+function deriveJsonApi(upstream: string): string {
   const url = new URL(upstream);
   url.username = '';
   url.password = '';
