@@ -39,7 +39,7 @@ import type { CachedFiles } from './index/sources/cached-files.js';
 import { OverlaySource } from './sources/overlay-source.js';
 import { PrivateSource } from './sources/private-source.js';
 import { UpstreamNameCheck } from './upload/upstream-names.js';
-import { buildUpstreamChain, configFor, upstreamSpecs } from './sources/upstream-chain.js';
+import { buildUpstreamChain } from './sources/upstream-chain.js';
 import { UpstreamRouter } from './sources/upstream-router.js';
 import { PolicyMetrics } from './policy/policy-metrics.js';
 import { CollisionWatch } from './policy/collision-watch.js';
@@ -134,9 +134,8 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   const budget = config.cacheMaxSize === null ? undefined : new CacheBudget(stores, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
   const crossNode =
     config.blobStore === null ? undefined : new CrossNodeDownloads(stores.downloadLocks, blobs, { waitMs: config.sharedDownloadWait, pollMs: 250 });
-  const specs = upstreamSpecs(config);
-  const chains = specs.map((spec, i) =>
-    buildUpstreamChain(spec, configFor(config, spec, i === 0), i === 0, { stores, clock, logger, metrics, space, storageReporter, budget, crossNode }),
+  const chains = config.upstreams.map((upstream) =>
+    buildUpstreamChain(upstream, config, { stores, clock, logger, metrics, space, storageReporter, budget, crossNode }),
   );
   const clients = chains.map((c) => c.client);
   cachedFiles = chains[0]?.cache.files ?? null;
@@ -146,7 +145,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
           name: chain.name,
           source: new CollisionWatch(chain.source, chain.name, privateSource, stores.policy, clock, logger),
           cachedPage: (name) => chain.cache.cachedPage(name),
-          patterns: specs[i]!.projects?.map(namePattern) ?? null,
+          patterns: config.upstreams[i]!.projects?.map(namePattern) ?? null,
         })),
         (upstream, kind) => policyMetrics.upstreamAnswers.inc({ upstream, kind }),
       )

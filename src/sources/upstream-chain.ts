@@ -1,12 +1,11 @@
 /**
- * One upstream's part of the index: its HTTP client, `cached(upstream)` with its own cache namespace
+ * One upstream's part of the index: its HTTP client, `cached(upstream)` in the upstream's cache namespace
  * (the first upstream keeps the default one, so a single LARDER_UPSTREAM behaves as before), and the
- * decorators that complete JSON API documents. app.ts builds one per configured upstream.
+ * decorators that complete JSON API documents. app.ts builds one per entry of `config.upstreams`.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.js';
-import { deriveJsonApi } from '../config/load.js';
-import type { Config, UpstreamSpecOf } from '../config/schema.js';
+import type { Config, Upstream } from '../config/schema.js';
 import { Metrics } from '../metrics/metrics.js';
 import { StorageReporter } from '../metrics/storage-reporter.js';
 import type { CachedFileId } from '../store/cached-file-index.js';
@@ -64,24 +63,22 @@ export function commandChainDeps(config: Config, stores: Storage, logger: Logger
   };
 }
 
-/** The settings as one upstream sees them: its URL, JSON API and credentials in place of the single upstream's. */
-export function configFor(config: Config, spec: UpstreamSpecOf, first: boolean): Config {
-  if (first && config.upstreams.length === 0) return config;
+/** Where one upstream's cache lives: the default storage (namespace null), or its own namespace of it. */
+function cacheSpace(upstream: Upstream, deps: ChainDeps): { storage: Pick<Storage, 'documents' | 'cachedFiles'>; budget: ChainDeps['budget']; logger: Logger } {
+  const { stores, budget, logger } = deps;
+  const ns = upstream.cacheNamespace;
+  if (ns === null) return { storage: stores, budget, logger };
   return {
-    ...config,
-    upstream: spec.url,
-    upstreamJsonApi: first && config.upstreams.length === 0 ? config.upstreamJsonApi : deriveJsonApi(spec.url),
-    upstreamUsername: spec.username,
-    upstreamPassword: spec.password,
+    storage: { documents: stores.upstreamDocuments(ns), cachedFiles: new NamespacedCachedFiles(stores.cachedFiles, ns) },
+    budget: budget && { added: (id) => budget.added({ ...id, project: `${ns}/${id.project}` }) },
+    logger: logger.child({ upstream: upstream.name }),
   };
 }
 
-export function buildUpstreamChain(spec: UpstreamSpecOf, upstreamConfig: Config, first: boolean, deps: ChainDeps): UpstreamChain {
+export function buildUpstreamChain(spec: Upstream, config: Config, deps: ChainDeps): UpstreamChain {
   const { stores, clock, logger, metrics, space, storageReporter } = deps;
-  const config = upstreamConfig;
-  const upstreamUrl = config.upstream!;
-  const origins = new OriginPolicy(upstreamUrl, config.upstreamJsonApi, config.fileHosts);
-  const client = new UpstreamClient(config, origins, {
+  const origins = new OriginPolicy(spec.url, spec.jsonApi, config.fileHosts);
+  const client = new UpstreamClient(spec, config, origins, {
     request: () => metrics.upstreamRequests.inc(),
     failure: (kind) => {
       metrics.upstreamErrors.inc({ kind });
@@ -89,34 +86,30 @@ export function buildUpstreamChain(spec: UpstreamSpecOf, upstreamConfig: Config,
     },
   });
   const upstream = new UpstreamFetcher(client, {
-    indexUrl: UpstreamClient.stripCredentials(upstreamUrl),
-    jsonApiUrl: config.upstreamJsonApi,
-    deadline: config.upstreamDeadline,
-    rootDeadline: Math.max(ROOT_DEADLINE_MIN, config.upstreamDeadline),
+    indexUrl: UpstreamClient.stripCredentials(spec.url),
+    jsonApiUrl: spec.jsonApi,
+    deadline: spec.deadline,
+    rootDeadline: Math.max(ROOT_DEADLINE_MIN, spec.deadline),
   });
-  const prefix = `${spec.name}/`;
-  const budget = deps.budget;
-  const namespaced: Pick<Storage, 'documents' | 'cachedFiles'> = first
-    ? stores
-    : { documents: stores.upstreamDocuments(spec.name), cachedFiles: new NamespacedCachedFiles(stores.cachedFiles, spec.name) };
+  const own = cacheSpace(spec, deps);
   const cache = new CachedSource(
     upstream,
-    namespaced,
+    own.storage,
     stores.blobs,
     {
       pageTtl: config.pageTtl,
       rootTtl: config.rootTtl,
       notFoundTtl: config.notFoundTtl,
-      staleWait: Math.min(config.staleWait, config.upstreamDeadline),
+      staleWait: Math.min(config.staleWait, spec.deadline),
       offline: config.offline,
       maxFileSize: config.maxFileSize,
-      rootListFile: dataLayout(config.data).upstreamRootList(spec.name, first),
+      rootListFile: dataLayout(config.data).upstreamRootList(spec.cacheNamespace),
       clock,
       space,
-      budget: budget && !first ? { added: (id) => budget.added({ ...id, project: prefix + id.project }) } : budget,
+      budget: own.budget,
       crossNode: deps.crossNode,
     },
-    first ? logger : logger.child({ upstream: spec.name }),
+    own.logger,
     {
       hashMismatch: () => metrics.hashMismatches.inc(),
       bytesFetched: (n) => metrics.upstreamFetchedBytes.inc(n),
@@ -130,13 +123,4 @@ export function buildUpstreamChain(spec: UpstreamSpecOf, upstreamConfig: Config,
     coreMetadata,
   ]);
   return { name: spec.name, client, cache, source };
-}
-
-/** The configured upstreams: the `upstreams` list, else the one `upstream` (named after its host), else none. */
-export function upstreamSpecs(config: Config): UpstreamSpecOf[] {
-  if (config.upstreams.length) return config.upstreams;
-  if (!config.upstream) return [];
-  return [
-    { name: new URL(config.upstream).hostname, url: config.upstream, projects: null, username: config.upstreamUsername, password: config.upstreamPassword },
-  ];
 }

@@ -33,7 +33,7 @@ export function registerPageRoutes(router: Router, web: WebContext): void {
   const { http } = web.deps;
   const { config } = http;
   const target = (ctx: Context) => ({ base: requestBaseUrl(ctx, config).replace(/\/+$/, ''), readAuth: config.readAuth });
-  const upstream = config.upstream ? UpstreamClient.stripCredentials(config.upstream) : null;
+  const upstream = config.upstreams[0] ? UpstreamClient.stripCredentials(config.upstreams[0].url) : null;
 
   router.get('/', async (ctx) => {
     const looker = await web.look(ctx);

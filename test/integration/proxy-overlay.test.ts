@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
+import type { Settings } from '../../src/config/schema.js';
 import { normalizeName } from '../../src/model/names.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
@@ -39,7 +39,7 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
   const alice = basicAuth('alice', 'alice-password');
   const dists: Record<string, BuiltDist> = {};
 
-  const larder = async (overrides: Partial<Config> = {}, dataDir?: string): Promise<TestLarder> => {
+  const larder = async (overrides: Partial<Settings> = {}, dataDir?: string): Promise<TestLarder> => {
     const l = await startLarder({ upstream: up.url, upstreamRetries: 0, upstreamHeadersTimeout: 2000, ...overrides }, dataDir);
     larders.push(l);
     await l.addUser('admin', 'admin-password', true);
