@@ -6,28 +6,26 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { addAlice, startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { basicAuth } from '../helpers/larder.js';
 import { rawGet } from '../helpers/raw-get.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
 const IN_FLIGHT = 32;
 const PER_CLIENT = 4;
 
 describe('password hashing and file serving', () => {
-  let tmp: string;
-  let data: string;
   let server: ChildServer;
   let wheel: BuiltDist;
+  after(() => server?.stop('SIGTERM'));
+  const tmp = suiteTempDir('larder-starve-');
+  const data = join(tmp, 'data');
 
   before(async () => {
-    tmp = await mkdtemp(join(tmpdir(), 'larder-starve-'));
-    data = join(tmp, 'data');
     await addAlice(data);
     server = await startChildServer(['--data', data, '--upstream', 'none'], {
       UV_THREADPOOL_SIZE: '1',
@@ -40,10 +38,6 @@ describe('password hashing and file serving', () => {
       headers: { Authorization: basicAuth('alice', 'alice-password') },
     });
     assert.equal(res.status, 200, res.statusText);
-  });
-  after(async () => {
-    await server?.stop('SIGTERM');
-    await rm(tmp, { recursive: true, force: true });
   });
 
   test('a 4 MiB private file is served quickly while wrong passwords are being hashed', async (t) => {
