@@ -4,26 +4,18 @@
  * data directory, and a fresh venv installs it again from what larder kept.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { makeVenv, pipInstall, requireClients, type CommandResult } from '../fixtures/clients.js';
+import { makeVenv, pipInstall, requireClients } from '../fixtures/clients.js';
 import { buildSdist, buildWheel } from '../fixtures/dists.js';
 import { startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { e2eWork, showResult as show } from '../helpers/e2e-work.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
-
-const show = (r: CommandResult) => `exit ${r.code}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 test('pip installs a package and its dependency through larder, then again from larder offline', { timeout: 85_000 }, async (t) => {
   if (!(await requireClients(t, ['python']))) return;
-  const work = await mkdtemp(join(tmpdir(), 'larder-e2e-proxy-'));
+  const { work, cleanups } = await e2eWork(t, 'larder-e2e-proxy-');
   const data = join(work, 'data');
-  const cleanups: (() => Promise<unknown>)[] = [];
-  t.after(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-    await rm(work, { recursive: true, force: true });
-  });
 
   const appdep = await buildWheel(join(work, 'dists'), {
     name: 'appdep',
