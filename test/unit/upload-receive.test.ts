@@ -63,6 +63,14 @@ describe('receiveUpload', () => {
     for (const f of await readdir(tmp)) await rm(join(tmp, f), { force: true });
   });
 
+  /** Posts `form` and returns what the receiver made of it, failing unless it was received whole. */
+  const received = async (form: FormData, url = receiver.url) => {
+    await fetch(url, { method: 'POST', body: form });
+    const outcome = await receiver.next();
+    assert.ok(outcome.ok);
+    return outcome.upload;
+  };
+
   it('collects repeated fields, streams the file parts to disk and hashes them', async () => {
     const content = randomBytes(40_000);
     const signature = Buffer.from('-----BEGIN PGP SIGNATURE-----\nxyz\n-----END PGP SIGNATURE-----\n');
@@ -112,31 +120,24 @@ describe('receiveUpload', () => {
   it('hashes an empty file', async () => {
     const form = new FormData();
     form.append('content', new Blob([], { type: 'application/octet-stream' }), 'empty.whl');
-    await fetch(receiver.url, { method: 'POST', body: form });
-    const outcome = await receiver.next();
-    assert.ok(outcome.ok);
-    assert.equal(outcome.upload.content!.size, 0);
-    assert.equal(outcome.upload.content!.sha256, createHash('sha256').digest('hex'));
-    await outcome.upload.cleanup();
+    const upload = await received(form);
+    assert.equal(upload.content!.size, 0);
+    assert.equal(upload.content!.sha256, createHash('sha256').digest('hex'));
+    await upload.cleanup();
   });
 
   it('takes :action from the query string when the form has none', async () => {
     const form = new FormData();
     form.append('name', 'x');
-    await fetch(`${receiver.url}?:action=file_upload`, { method: 'POST', body: form });
-    const outcome = await receiver.next();
-    assert.ok(outcome.ok);
-    assert.deepEqual(outcome.upload.fields[':action'], ['file_upload']);
-    await outcome.upload.cleanup();
+    const upload = await received(form, `${receiver.url}?:action=file_upload`);
+    assert.deepEqual(upload.fields[':action'], ['file_upload']);
+    await upload.cleanup();
   });
 
   it('prefers the form :action over the query string', async () => {
     const form = new FormData();
     form.append(':action', 'doc_upload');
-    await fetch(`${receiver.url}?:action=file_upload`, { method: 'POST', body: form });
-    const outcome = await receiver.next();
-    assert.ok(outcome.ok);
-    assert.deepEqual(outcome.upload.fields[':action'], ['doc_upload']);
+    assert.deepEqual((await received(form, `${receiver.url}?:action=file_upload`)).fields[':action'], ['doc_upload']);
   });
 
   it('refuses a file over the limit with 413 and leaves no temporary file', async () => {
@@ -341,10 +342,7 @@ describe('receiveUpload', () => {
   it('treats a content part without a filename as a text field', async () => {
     const form = new FormData();
     form.append('content', 'not a file');
-    await fetch(receiver.url, { method: 'POST', body: form });
-    const outcome = await receiver.next();
-    assert.ok(outcome.ok);
-    assert.equal(outcome.upload.content, undefined);
+    assert.equal((await received(form)).content, undefined);
   });
 
   it('enforces the size limit on text fields', async () => {
