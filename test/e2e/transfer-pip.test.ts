@@ -13,7 +13,7 @@ import { buildWheel } from '../fixtures/dists.js';
 import { startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { e2eWork, larderProcess as larderCli, showResult as show } from '../helpers/e2e-work.js';
 import { basicAuth, startLarder } from '../helpers/larder.js';
-import { uploadForm } from '../helpers/upload-form.js';
+import { publish } from '../helpers/upload-form.js';
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -49,12 +49,7 @@ test('export, import into a fresh data directory, pip installs offline from it',
   const online = await pipInstall(venv1, `${source.url}/simple/`, ['tp-app']);
   assert.equal(online.code, 0, show(online));
   await source.addUser('alice', 'alice-password');
-  const res = await fetch(`${source.url}/legacy/`, {
-    method: 'POST',
-    body: await uploadForm(priv),
-    headers: { Authorization: basicAuth('alice', 'alice-password') },
-  });
-  assert.equal(res.status, 200, await res.text());
+  await publish(source.url, basicAuth('alice', 'alice-password'), priv);
 
   // 2. Export while that server runs; import into a fresh data directory.
   const archive = join(work, 'transfer.tar');

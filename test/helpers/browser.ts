@@ -3,6 +3,7 @@
  * Screenshots go to test/.artifacts/ (ignored by git).
  */
 import { access, mkdir } from 'node:fs/promises';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 
@@ -32,6 +33,18 @@ export function needBrowser(browser: Browser | null, t: { skip(reason: string): 
   if (process.env.CI) throw new Error(`${reason}; browser tests must run in CI`);
   t.skip(reason);
   return null;
+}
+
+/** Chromium for the tests of one suite, started by a `before` hook and closed by an `after` hook; each test asks the returned function for it (as needBrowser). */
+export function suiteChromium(): (t: { skip(reason: string): void }) => Browser | null {
+  let browser: Browser | null = null;
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return (t) => needBrowser(browser, t);
 }
 
 /** A fresh context with one page; `errors` collects the page's uncaught script errors. */

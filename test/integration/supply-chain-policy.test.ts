@@ -13,7 +13,7 @@ import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet, type Got } from '../helpers/raw-get.js';
 import { suiteTempDir } from '../helpers/temp-dir.js';
-import { uploadForm } from '../helpers/upload-form.js';
+import { publish } from '../helpers/upload-form.js';
 import { buildWheelTable } from '../helpers/wheel-table.js';
 
 const DAY = 86_400_000;
@@ -197,12 +197,7 @@ describe('supply-chain policy', () => {
   test('private projects are never held back, and an upstream project with a private name is a recorded collision the private project wins', async () => {
     const { l } = await larder({ minReleaseAge: 3 * DAY, allow: ['fresh-lib'] });
     await l.addUser('alice', 'alice-password');
-    const res = await fetch(`${l.url}/legacy/`, {
-      method: 'POST',
-      body: await uploadForm(d.mine!),
-      headers: { Authorization: basicAuth('alice', 'alice-password') },
-    });
-    assert.equal(res.status, 200, await res.text());
+    await publish(l.url, basicAuth('alice', 'alice-password'), d.mine!);
     assert.deepEqual(filenames(await get(`${l.url}/simple/acme-internal/`, { Accept: PIP_ACCEPT })), [d.mine!.filename]);
 
     up.addProject('acme-internal', [d.theirs!], { uploadTime: new Date(start - 30 * DAY) });

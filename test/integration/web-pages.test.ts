@@ -1,15 +1,13 @@
 /** The web pages over HTTP with a real server: rendering, sessions, form tokens, yanking, read auth. */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel } from '../fixtures/dists.js';
 import { eventually } from '../helpers/eventually.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { uploadForm } from '../helpers/upload-form.js';
+import { publish } from '../helpers/upload-form.js';
 import { cookieOf, formToken, postLogin } from '../helpers/web-forms.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const DESCRIPTION =
   '# Acme widgets\n\nSee <a href="javascript:alert(1)">this</a> <img src=x onerror="alert(2)"><script>alert(3)</script> and [docs](https://example.test/docs).';
@@ -19,33 +17,26 @@ const login = (url: string, user: string, password: string) => postLogin(url, us
 
 describe('web pages', () => {
   let server: TestLarder;
-  let dir: string;
+  const dir = suiteTempDir('larder-web-');
   const clock = new ManualClock(Date.UTC(2026, 10, 25, 12, 0, 0));
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-web-'));
     server = await startLarder({}, undefined, { clock });
     await server.addUser('alice', 'alice-password');
     await server.addUser('bob', 'bob-password');
     const auth = basicAuth('alice', 'alice-password');
     for (const version of ['1.0', '1.1']) {
       const wheel = await buildWheel(dir, { name: 'Acme.Widgets', version, requiresPython: '>=3.9' });
-      const res = await fetch(`${server.url}/legacy/`, {
-        method: 'POST',
-        headers: { Authorization: auth },
-        body: await uploadForm(wheel, {
-          description: DESCRIPTION,
-          description_content_type: 'text/markdown',
-          // A javascript: project URL is refused at upload now; test/unit/web-renderers.test.ts renders one safely.
-          project_urls: ['Source, https://example.test/src'],
-        }),
+      await publish(server.url, auth, wheel, {
+        description: DESCRIPTION,
+        description_content_type: 'text/markdown',
+        // A javascript: project URL is refused at upload now; test/unit/web-renderers.test.ts renders one safely.
+        project_urls: ['Source, https://example.test/src'],
       });
-      assert.equal(res.status, 200, await res.text());
     }
   });
   after(async () => {
     await server.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('/ says what the index is and gives set-up snippets with its own URL', async () => {

@@ -11,6 +11,7 @@ import { blake2b } from 'hash-wasm';
 import { LarderError } from '../../src/base/errors.js';
 import { formatSize } from '../../src/upload/receive.js';
 import { startReceiver, type Outcome, type Receiver } from '../helpers/upload-receiver.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const digestsOf = async (bytes: Buffer) => ({
   md5: createHash('md5').update(bytes).digest('hex'),
@@ -47,17 +48,15 @@ function rawRequest(port: number, headers: Record<string, string>, body: Buffer 
 }
 
 describe('receiveUpload', () => {
-  let tmp: string;
+  const tmp = suiteTempDir('larder-receive-');
   let receiver: Receiver;
   const MAX = 64 * 1024;
 
   before(async () => {
-    tmp = await mkdtemp(join(tmpdir(), 'larder-receive-'));
     receiver = await startReceiver({ tmpDir: tmp, maxFileSize: MAX, maxSignatureSize: 1024 });
   });
   after(async () => {
     await receiver.close();
-    await rm(tmp, { recursive: true, force: true });
   });
   beforeEach(async () => {
     for (const f of await readdir(tmp)) await rm(join(tmp, f), { force: true });
