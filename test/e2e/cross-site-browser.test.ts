@@ -9,13 +9,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
+import { addAliceWithRelease, ALICE_AUTH as ALICE } from '../helpers/alice-release.js';
 import { ARTIFACTS, openPage, suiteChromium } from '../helpers/browser.js';
-import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { startLarder, type TestLarder } from '../helpers/larder.js';
 import { escapeHtml, startOtherSite, type OtherSite } from '../helpers/other-site.js';
 import { suiteTempDir } from '../helpers/temp-dir.js';
-import { publish, uploadForm } from '../helpers/upload-form.js';
-
-const ALICE = basicAuth('alice', 'alice-password');
+import { uploadForm } from '../helpers/upload-form.js';
 
 /** A page that posts a form-encoded yank, as soon as it loads. */
 function yankPage(target: string): string {
@@ -69,9 +68,7 @@ describe('cross-site forms in chromium, with read auth on', () => {
 
   before(async () => {
     server = await startLarder({ readAuth: true });
-    await server.addUser('alice', 'alice-password');
-    const wheel = await buildWheel(dir, { name: 'acme-xsite', version: '1.0' });
-    await publish(server.url, ALICE, wheel);
+    await addAliceWithRelease(server, dir, { name: 'acme-xsite', version: '1.0' });
     forged = await buildWheel(dir, { name: 'acme-xsite', version: '6.6.6' });
     evil = await startOtherSite({ '/yank': yankPage(yankUrl()), '/upload': await uploadPage(uploadUrl(), forged) });
   });

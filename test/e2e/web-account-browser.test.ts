@@ -10,10 +10,11 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { findClients, requireClients, twineUpload } from '../fixtures/clients.js';
 import { buildWheel } from '../fixtures/dists.js';
+import { addAliceWithRelease } from '../helpers/alice-release.js';
 import { ARTIFACTS, logIn, openPage, suiteChromium } from '../helpers/browser.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { suiteTempDir } from '../helpers/temp-dir.js';
-import { publish, uploadForm } from '../helpers/upload-form.js';
+import { uploadForm } from '../helpers/upload-form.js';
 
 /**
  * How much wider than the screen the page is. Mobile emulation widens `innerWidth` to fit content that
@@ -31,10 +32,8 @@ describe('account pages in chromium', () => {
 
   before(async () => {
     server = await startLarder({});
-    await server.addUser('alice', 'alice-password');
+    await addAliceWithRelease(server, dir, { name: 'acme-widgets', version: '1.0' });
     await server.addUser('root', 'root-password', true);
-    const wheel = await buildWheel(dir, { name: 'acme-widgets', version: '1.0' });
-    await publish(server.url, basicAuth('alice', 'alice-password'), wheel);
   });
   after(async () => {
     await server.close();

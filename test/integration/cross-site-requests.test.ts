@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
 import { buildWheel } from '../fixtures/dists.js';
-import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
-import { publish, uploadForm } from '../helpers/upload-form.js';
+import { addAliceWithRelease, ALICE_AUTH as ALICE } from '../helpers/alice-release.js';
+import { startLarder, type TestLarder } from '../helpers/larder.js';
+import { uploadForm } from '../helpers/upload-form.js';
 import { cookieOf, formToken, postLogin } from '../helpers/web-forms.js';
 import { suiteTempDir } from '../helpers/temp-dir.js';
 
 type RequestBody = NonNullable<RequestInit['body']>;
 
-const ALICE = basicAuth('alice', 'alice-password');
 const EVIL = 'https://evil.example';
 const REFUSED = /^Cross-site request refused: .+; send it from larder's own pages, or from a client that is not a browser\.$/;
 
@@ -53,9 +53,7 @@ describe('cross-site requests (read auth on)', () => {
 
   before(async () => {
     server = await startLarder({ readAuth: true });
-    await server.addUser('alice', 'alice-password');
-    const wheel = await buildWheel(dir, { name: 'acme-xsite', version: '1.0' });
-    await publish(server.url, ALICE, wheel);
+    await addAliceWithRelease(server, dir, { name: 'acme-xsite', version: '1.0' });
   });
   after(async () => {
     await server.close();
@@ -158,9 +156,7 @@ describe('the admin API reads JSON only', () => {
 
   before(async () => {
     server = await startLarder();
-    await server.addUser('alice', 'alice-password');
-    const wheel = await buildWheel(dir, { name: 'acme-json', version: '1.0' });
-    await publish(server.url, ALICE, wheel);
+    await addAliceWithRelease(server, dir, { name: 'acme-json', version: '1.0' });
   });
   after(async () => {
     await server.close();

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel } from '../fixtures/dists.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { addAliceWithRelease } from '../helpers/alice-release.js';
 import { eventually } from '../helpers/eventually.js';
-import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT } from '../helpers/raw-get.js';
-import { publish } from '../helpers/upload-form.js';
 import { suiteTempDir } from '../helpers/temp-dir.js';
 
 describe('web pages with an upstream', () => {
@@ -23,8 +23,7 @@ describe('web pages with an upstream', () => {
     });
     up.addProject('other-thing', [await buildWheel(dir, { name: 'other-thing', version: '1.0' })]);
     server = await startLarder({ upstream: up.url }, undefined, { clock });
-    await server.addUser('alice', 'alice-password');
-    await publish(server.url, basicAuth('alice', 'alice-password'), await buildWheel(dir, { name: 'thing-private', version: '0.1' }));
+    await addAliceWithRelease(server, dir, { name: 'thing-private', version: '0.1' });
   });
   after(async () => {
     await server.close();

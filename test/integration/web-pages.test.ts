@@ -6,7 +6,7 @@ import { eventually } from '../helpers/eventually.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { publish } from '../helpers/upload-form.js';
-import { cookieOf, formToken, postLogin } from '../helpers/web-forms.js';
+import { cookieOf, formToken, postForm, postLogin } from '../helpers/web-forms.js';
 import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const DESCRIPTION =
@@ -152,12 +152,7 @@ describe('web pages', () => {
     const page = await (await fetch(`${server.url}/project/acme-widgets/1.0/`, { headers: { Cookie: cookie } })).text();
     assert.ok(page.includes('Logged in as <strong>bob</strong>'));
     assert.ok(!page.includes('Manage this release'));
-    const res = await fetch(`${server.url}/project/acme-widgets/1.0/yank`, {
-      method: 'POST',
-      headers: { Cookie: cookie },
-      body: new URLSearchParams({ csrf: formToken(page) }),
-      redirect: 'manual',
-    });
+    const res = await postForm(`${server.url}/project/acme-widgets/1.0/yank`, cookie, page);
     assert.equal(res.status, 403);
   });
 
@@ -165,12 +160,7 @@ describe('web pages', () => {
     const cookie = cookieOf(await login(server.url, 'alice', 'alice-password'));
     const page = await (await fetch(`${server.url}/help/`, { headers: { Cookie: cookie } })).text();
     assert.ok(page.includes('Logged in as <strong>alice</strong>'));
-    const out = await fetch(`${server.url}/account/logout/`, {
-      method: 'POST',
-      headers: { Cookie: cookie },
-      body: new URLSearchParams({ csrf: formToken(page) }),
-      redirect: 'manual',
-    });
+    const out = await postForm(`${server.url}/account/logout/`, cookie, page);
     assert.equal(out.status, 303);
     assert.match(out.headers.get('set-cookie')!, /larder_session=; .*Max-Age=0/);
     const replayed = await (await fetch(`${server.url}/help/`, { headers: { Cookie: cookie } })).text();
@@ -192,12 +182,7 @@ describe('web pages', () => {
       const loggedOut = cookieOf(await login(restartable.url, 'carol', 'carol-password'));
       const stillIn = cookieOf(await login(restartable.url, 'carol', 'carol-password'));
       const page = await (await fetch(`${restartable.url}/help/`, { headers: { Cookie: loggedOut } })).text();
-      const out = await fetch(`${restartable.url}/account/logout/`, {
-        method: 'POST',
-        headers: { Cookie: loggedOut },
-        body: new URLSearchParams({ csrf: formToken(page) }),
-        redirect: 'manual',
-      });
+      const out = await postForm(`${restartable.url}/account/logout/`, loggedOut, page);
       assert.equal(out.status, 303);
       await restartable.stop();
       again = await startLarder({}, restartable.data, { clock });
