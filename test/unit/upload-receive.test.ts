@@ -69,6 +69,13 @@ describe('receiveUpload', () => {
     assert.ok(outcome.ok);
     return outcome.upload;
   };
+  /** Posts `form`, expects the receiver to refuse it with `status` and `message` and to leave no temporary file; returns the answer. */
+  const refused = async (form: FormData, status: number, message: string) => {
+    const response = await fetch(receiver.url, { method: 'POST', body: form });
+    expectError(await receiver.next(), status, message);
+    assert.deepEqual(await readdir(tmp), []);
+    return response;
+  };
 
   it('collects repeated fields, streams the file parts to disk and hashes them', async () => {
     const content = randomBytes(40_000);
@@ -143,11 +150,9 @@ describe('receiveUpload', () => {
     const form = new FormData();
     form.append('name', 'foo');
     form.append('content', new Blob([randomBytes(MAX + 1)], { type: 'application/octet-stream' }), 'foo-1.0.tar.gz');
-    const response = await fetch(receiver.url, { method: 'POST', body: form });
+    const response = await refused(form, 413, 'File too large. Limit is 64 KB.');
     assert.equal(response.status, 413);
     assert.equal(await response.text(), 'File too large. Limit is 64 KB.');
-    expectError(await receiver.next(), 413, 'File too large. Limit is 64 KB.');
-    assert.deepEqual(await readdir(tmp), []);
   });
 
   it('accepts a file of exactly the limit', async () => {
@@ -164,29 +169,21 @@ describe('receiveUpload', () => {
   it('limits the signature separately', async () => {
     const form = new FormData();
     form.append('gpg_signature', new Blob([randomBytes(2000)]), 'x.asc');
-    const response = await fetch(receiver.url, { method: 'POST', body: form });
-    assert.equal(response.status, 413);
-    expectError(await receiver.next(), 413, 'Signature file too large. Limit is 1 KB.');
-    assert.deepEqual(await readdir(tmp), []);
+    assert.equal((await refused(form, 413, 'Signature file too large. Limit is 1 KB.')).status, 413);
   });
 
   it('refuses any other field sent as a file part', async () => {
     const form = new FormData();
     form.append('content', new Blob([randomBytes(100)], { type: 'application/octet-stream' }), 'foo-1.0.tar.gz');
     form.append('name', new Blob(['foo']), 'name.txt');
-    const response = await fetch(receiver.url, { method: 'POST', body: form });
-    assert.equal(response.status, 400);
-    expectError(await receiver.next(), 400, 'name: Should not be a tuple.');
-    assert.deepEqual(await readdir(tmp), []);
+    assert.equal((await refused(form, 400, 'name: Should not be a tuple.')).status, 400);
   });
 
   it('refuses two content files', async () => {
     const form = new FormData();
     form.append('content', new Blob([randomBytes(100)]), 'a-1.0.tar.gz');
     form.append('content', new Blob([randomBytes(100)]), 'b-1.0.tar.gz');
-    await fetch(receiver.url, { method: 'POST', body: form });
-    expectError(await receiver.next(), 400, "Upload payload has more than one 'content' file.");
-    assert.deepEqual(await readdir(tmp), []);
+    await refused(form, 400, "Upload payload has more than one 'content' file.");
   });
 
   it('refuses a body that is not multipart/form-data', async () => {
