@@ -17,7 +17,7 @@ export const ARTIFACTS = fileURLToPath(new URL('../.artifacts/', import.meta.url
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-gpu'];
 
 /** Makes the screenshot folder and starts chromium; null when it is not installed (see needBrowser). */
-export async function launchChromium(): Promise<Browser | null> {
+async function launchChromium(): Promise<Browser | null> {
   await mkdir(ARTIFACTS, { recursive: true });
   const present = await access(CHROMIUM).then(
     () => true,
@@ -27,7 +27,7 @@ export async function launchChromium(): Promise<Browser | null> {
 }
 
 /** The browser, or null after skipping the test; without chromium under CI the test fails instead. */
-export function needBrowser(browser: Browser | null, t: { skip(reason: string): void }): Browser | null {
+function needBrowser(browser: Browser | null, t: { skip(reason: string): void }): Browser | null {
   if (browser) return browser;
   const reason = `no chromium at ${CHROMIUM} (apt-get install chromium, or set LARDER_TEST_CHROMIUM)`;
   if (process.env.CI) throw new Error(`${reason}; browser tests must run in CI`);

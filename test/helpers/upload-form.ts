@@ -1,4 +1,4 @@
-/** Builds the multipart form twine sends for a distribution (legacy upload API field names). */
+/** Builds the multipart form twine sends for a distribution (legacy upload API field names), and publishes with it. */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { BuiltDist } from '../fixtures/dists.js';
@@ -30,13 +30,8 @@ export async function uploadForm(dist: BuiltDist, extra: Record<string, string |
   return form;
 }
 
-/** Sends `dist` to the legacy upload API of the larder at `url` with `auth` as the Authorization header. */
-export async function postUpload(url: string, auth: string, dist: BuiltDist, extra: Record<string, string | string[]> = {}): Promise<Response> {
-  return fetch(`${url}/legacy/`, { method: 'POST', headers: { Authorization: auth }, body: await uploadForm(dist, extra) });
-}
-
-/** The same, failing with larder's answer unless the upload is accepted (200). */
+/** Sends `dist` to the legacy upload API of the larder at `url` with `auth` as the Authorization header, failing with larder's answer unless it is accepted (200). */
 export async function publish(url: string, auth: string, dist: BuiltDist, extra: Record<string, string | string[]> = {}): Promise<void> {
-  const res = await postUpload(url, auth, dist, extra);
+  const res = await fetch(`${url}/legacy/`, { method: 'POST', headers: { Authorization: auth }, body: await uploadForm(dist, extra) });
   assert.equal(res.status, 200, await res.text());
 }
