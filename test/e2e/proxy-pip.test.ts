@@ -16,6 +16,16 @@ test('pip installs a package and its dependency through larder, then again from 
   if (!(await requireClients(t, ['python']))) return;
   const { work, cleanups } = await e2eWork(t, 'larder-e2e-proxy-');
   const data = join(work, 'data');
+  /** pip installs `app` through the larder at `url` into a fresh venv, where it runs with its dependency. */
+  const installApp = async (venvName: string, url: string) => {
+    const venv = await makeVenv(join(work, venvName));
+    const install = await pipInstall(venv, `${url}/simple/`, ['app']);
+    assert.equal(install.code, 0, show(install));
+    const run = await venv.run(['-c', 'import app, appdep; print(app.VALUE)']);
+    assert.equal(run.code, 0, show(run));
+    assert.equal(run.stdout.trim(), 'app 1.0 with appdep 1.0');
+    return venv;
+  };
 
   const appdep = await buildWheel(join(work, 'dists'), {
     name: 'appdep',
@@ -40,12 +50,7 @@ test('pip installs a package and its dependency through larder, then again from 
   // 1. Online: pip → larder → fake upstream.
   let larder: TestLarder = await startLarder({ upstream: up.url }, data);
   cleanups.push(() => larder.stop());
-  const venv1 = await makeVenv(join(work, 'venv1'));
-  const first = await pipInstall(venv1, `${larder.url}/simple/`, ['app']);
-  assert.equal(first.code, 0, show(first));
-  const run1 = await venv1.run(['-c', 'import app, appdep; print(app.VALUE)']);
-  assert.equal(run1.code, 0, show(run1));
-  assert.equal(run1.stdout.trim(), 'app 1.0 with appdep 1.0');
+  await installApp('venv1', larder.url);
 
   const downloads = up.requestsTo('/files/').filter((r) => !r.path.endsWith('.metadata'));
   assert.deepEqual(
@@ -61,12 +66,7 @@ test('pip installs a package and its dependency through larder, then again from 
   larder = await startLarder({ upstream: up.url, offline: true }, data);
   cleanups.push(() => larder.stop());
 
-  const venv2 = await makeVenv(join(work, 'venv2'));
-  const second = await pipInstall(venv2, `${larder.url}/simple/`, ['app']);
-  assert.equal(second.code, 0, show(second));
-  const run2 = await venv2.run(['-c', 'import app, appdep; print(app.VALUE)']);
-  assert.equal(run2.code, 0, show(run2));
-  assert.equal(run2.stdout.trim(), 'app 1.0 with appdep 1.0');
+  const venv2 = await installApp('venv2', larder.url);
 
   // Something never fetched is a clear 404 from the offline larder, which pip reports as not found.
   const missing = await pipInstall(venv2, `${larder.url}/simple/`, ['never-fetched']);
