@@ -4,18 +4,17 @@
  * auto-submits forms to larder's /api/…/yank and /legacy/. Both are refused (403) and nothing changes.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
-import { ARTIFACTS, launchChromium, needBrowser, openPage } from '../helpers/browser.js';
-import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { addAliceWithRelease, ALICE_AUTH as ALICE } from '../helpers/alice-release.js';
+import { ARTIFACTS, openPage, suiteChromium } from '../helpers/browser.js';
+import { startLarder, type TestLarder } from '../helpers/larder.js';
 import { escapeHtml, startOtherSite, type OtherSite } from '../helpers/other-site.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 import { uploadForm } from '../helpers/upload-form.js';
-
-const ALICE = basicAuth('alice', 'alice-password');
 
 /** A page that posts a form-encoded yank, as soon as it loads. */
 function yankPage(target: string): string {
@@ -53,9 +52,9 @@ async function forge(page: Page, pageUrl: string, target: string) {
 
 describe('cross-site forms in chromium, with read auth on', () => {
   let server: TestLarder;
-  let dir: string;
   let evil: OtherSite;
-  let browser: Browser | null = null;
+  const browserFor = suiteChromium();
+  const dir = suiteTempDir('larder-xsite-e2e-');
   let forged: BuiltDist;
 
   const yankUrl = () => `${server.url}/api/projects/acme-xsite/releases/1.0/yank`;
@@ -68,25 +67,18 @@ describe('cross-site forms in chromium, with read auth on', () => {
   };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-xsite-e2e-'));
     server = await startLarder({ readAuth: true });
-    await server.addUser('alice', 'alice-password');
-    const wheel = await buildWheel(dir, { name: 'acme-xsite', version: '1.0' });
-    const res = await fetch(uploadUrl(), { method: 'POST', headers: { Authorization: ALICE }, body: await uploadForm(wheel) });
-    assert.equal(res.status, 200, await res.text());
+    await addAliceWithRelease(server, dir, { name: 'acme-xsite', version: '1.0' });
     forged = await buildWheel(dir, { name: 'acme-xsite', version: '6.6.6' });
     evil = await startOtherSite({ '/yank': yankPage(yankUrl()), '/upload': await uploadPage(uploadUrl(), forged) });
-    browser = await launchChromium();
   });
   after(async () => {
-    await browser?.close();
     await evil?.close();
     await server.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test("another site's forms cannot yank or publish with the browser's Basic credentials", async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     const { context, page } = await openPage(b, { httpCredentials: { username: 'alice', password: 'alice-password', origin: new URL(server.url).origin } });
     try {

@@ -6,29 +6,14 @@
  * target (`pip download --only-binary=:all: --python-version --platform`) and installs it for its own.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { cleanEnv, makeVenv, pipInstall, requireClients, runCommand, type CommandResult } from '../fixtures/clients.js';
+import { makeVenv, pipInstall, requireClients } from '../fixtures/clients.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { e2eWork, larderProcess as larderCli, showResult as show } from '../helpers/e2e-work.js';
 import { startLarder } from '../helpers/larder.js';
-
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = join(REPO, 'src', 'main.ts');
-const show = (r: CommandResult) => `exit ${r.code}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
-
-function larderCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CommandResult> {
-  const clean = cleanEnv();
-  for (const key of Object.keys(clean)) if (key.startsWith('LARDER_')) delete clean[key];
-  return runCommand(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-    cwd: REPO,
-    env: { ...clean, LARDER_UPSTREAM: 'none', ...env },
-    timeoutMs: 120_000,
-  });
-}
 
 const TARGETS = [
   { python: '3.11', platform: 'manylinux_2_17_x86_64' },
@@ -37,12 +22,7 @@ const TARGETS = [
 
 test('mirror add for two targets, export --mirror, import, pip resolves everything offline', { timeout: 300_000 }, async (t) => {
   if (!(await requireClients(t, ['python']))) return;
-  const work = await mkdtemp(join(tmpdir(), 'larder-e2e-mirror-'));
-  const cleanups: (() => Promise<unknown>)[] = [];
-  t.after(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-    await rm(work, { recursive: true, force: true });
-  });
+  const { work, cleanups } = await e2eWork(t, 'larder-e2e-mirror-');
   const dists = join(work, 'dists');
   const module = (name: string, body = 'VALUE = 1\n') => ({ [`${name.replace(/-/g, '_')}/__init__.py`]: body });
   const pure = (name: string, version: string, requiresDist: string[] = []) => buildWheel(dists, { name, version, requiresDist, modules: module(name) });

@@ -7,29 +7,22 @@
  * PyTorch-style upstream its pattern routes it to.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { makeVenv, pipInstall, requireClients, runCommand, type CommandResult } from '../fixtures/clients.js';
+import { makeVenv, pipInstall, requireClients, runCommand } from '../fixtures/clients.js';
 import { buildWheel } from '../fixtures/dists.js';
 import { startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { cliEnv, REPO } from '../helpers/child-server.js';
+import { e2eWork, showResult as show } from '../helpers/e2e-work.js';
 import { startLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 
 const DAY = 86_400_000;
-const show = (r: CommandResult) => `exit ${r.code}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 const module = (name: string, value: string) => ({ [`${name.replace(/-/g, '_')}/__init__.py`]: `VALUE = "${value}"\n` });
 
 test('pip through larder: cooldown and break-glass, deny and allow lists, a routed upstream', { timeout: 170_000 }, async (t) => {
   if (!(await requireClients(t, ['python']))) return;
-  const work = await mkdtemp(join(tmpdir(), 'larder-e2e-policy-'));
-  const cleanups: (() => Promise<unknown>)[] = [];
-  t.after(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-    await rm(work, { recursive: true, force: true });
-  });
+  const { work, cleanups } = await e2eWork(t, 'larder-e2e-policy-');
   const now = Date.UTC(2026, 5, 1);
   const dists = join(work, 'dists');
   const wheel = (name: string, version: string, value: string) =>

@@ -4,26 +4,28 @@
  * data directory, and a fresh venv installs it again from what larder kept.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { makeVenv, pipInstall, requireClients, type CommandResult } from '../fixtures/clients.js';
+import { makeVenv, pipInstall, requireClients } from '../fixtures/clients.js';
 import { buildSdist, buildWheel } from '../fixtures/dists.js';
 import { startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { e2eWork, showResult as show } from '../helpers/e2e-work.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
-
-const show = (r: CommandResult) => `exit ${r.code}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 test('pip installs a package and its dependency through larder, then again from larder offline', { timeout: 85_000 }, async (t) => {
   if (!(await requireClients(t, ['python']))) return;
-  const work = await mkdtemp(join(tmpdir(), 'larder-e2e-proxy-'));
+  const { work, cleanups } = await e2eWork(t, 'larder-e2e-proxy-');
   const data = join(work, 'data');
-  const cleanups: (() => Promise<unknown>)[] = [];
-  t.after(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-    await rm(work, { recursive: true, force: true });
-  });
+  /** pip installs `app` through the larder at `url` into a fresh venv, where it runs with its dependency. */
+  const installApp = async (venvName: string, url: string) => {
+    const venv = await makeVenv(join(work, venvName));
+    const install = await pipInstall(venv, `${url}/simple/`, ['app']);
+    assert.equal(install.code, 0, show(install));
+    const run = await venv.run(['-c', 'import app, appdep; print(app.VALUE)']);
+    assert.equal(run.code, 0, show(run));
+    assert.equal(run.stdout.trim(), 'app 1.0 with appdep 1.0');
+    return venv;
+  };
 
   const appdep = await buildWheel(join(work, 'dists'), {
     name: 'appdep',
@@ -48,12 +50,7 @@ test('pip installs a package and its dependency through larder, then again from 
   // 1. Online: pip → larder → fake upstream.
   let larder: TestLarder = await startLarder({ upstream: up.url }, data);
   cleanups.push(() => larder.stop());
-  const venv1 = await makeVenv(join(work, 'venv1'));
-  const first = await pipInstall(venv1, `${larder.url}/simple/`, ['app']);
-  assert.equal(first.code, 0, show(first));
-  const run1 = await venv1.run(['-c', 'import app, appdep; print(app.VALUE)']);
-  assert.equal(run1.code, 0, show(run1));
-  assert.equal(run1.stdout.trim(), 'app 1.0 with appdep 1.0');
+  await installApp('venv1', larder.url);
 
   const downloads = up.requestsTo('/files/').filter((r) => !r.path.endsWith('.metadata'));
   assert.deepEqual(
@@ -69,12 +66,7 @@ test('pip installs a package and its dependency through larder, then again from 
   larder = await startLarder({ upstream: up.url, offline: true }, data);
   cleanups.push(() => larder.stop());
 
-  const venv2 = await makeVenv(join(work, 'venv2'));
-  const second = await pipInstall(venv2, `${larder.url}/simple/`, ['app']);
-  assert.equal(second.code, 0, show(second));
-  const run2 = await venv2.run(['-c', 'import app, appdep; print(app.VALUE)']);
-  assert.equal(run2.code, 0, show(run2));
-  assert.equal(run2.stdout.trim(), 'app 1.0 with appdep 1.0');
+  const venv2 = await installApp('venv2', larder.url);
 
   // Something never fetched is a clear 404 from the offline larder, which pip reports as not found.
   const missing = await pipInstall(venv2, `${larder.url}/simple/`, ['never-fetched']);

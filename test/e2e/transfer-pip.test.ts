@@ -5,27 +5,15 @@
  * there offline, its upstream a closed port, lets pip in a fresh venv install all three.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { cleanEnv, makeVenv, pipInstall, requireClients, runCommand, type CommandResult } from '../fixtures/clients.js';
+import { makeVenv, pipInstall, requireClients } from '../fixtures/clients.js';
 import { buildWheel } from '../fixtures/dists.js';
 import { startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { e2eWork, larderProcess as larderCli, showResult as show } from '../helpers/e2e-work.js';
 import { basicAuth, startLarder } from '../helpers/larder.js';
-import { uploadForm } from '../helpers/upload-form.js';
-
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = join(REPO, 'src', 'main.ts');
-const show = (r: CommandResult) => `exit ${r.code}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
-
-function larderCli(args: string[]): Promise<CommandResult> {
-  const env = cleanEnv();
-  for (const key of Object.keys(env)) if (key.startsWith('LARDER_')) delete env[key];
-  return runCommand(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: REPO, env: { ...env, LARDER_UPSTREAM: 'none' }, timeoutMs: 120_000 });
-}
+import { publish } from '../helpers/upload-form.js';
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -38,12 +26,7 @@ async function closedPort(): Promise<number> {
 
 test('export, import into a fresh data directory, pip installs offline from it', { timeout: 180_000 }, async (t) => {
   if (!(await requireClients(t, ['python']))) return;
-  const work = await mkdtemp(join(tmpdir(), 'larder-e2e-transfer-'));
-  const cleanups: (() => Promise<unknown>)[] = [];
-  t.after(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-    await rm(work, { recursive: true, force: true });
-  });
+  const { work, cleanups } = await e2eWork(t, 'larder-e2e-transfer-');
 
   const dep = await buildWheel(join(work, 'dists'), { name: 'tp-dep', version: '1.0', modules: { 'tp_dep/__init__.py': 'VALUE = "dep 1.0"\n' } });
   const app = await buildWheel(join(work, 'dists'), {
@@ -66,12 +49,7 @@ test('export, import into a fresh data directory, pip installs offline from it',
   const online = await pipInstall(venv1, `${source.url}/simple/`, ['tp-app']);
   assert.equal(online.code, 0, show(online));
   await source.addUser('alice', 'alice-password');
-  const res = await fetch(`${source.url}/legacy/`, {
-    method: 'POST',
-    body: await uploadForm(priv),
-    headers: { Authorization: basicAuth('alice', 'alice-password') },
-  });
-  assert.equal(res.status, 200, await res.text());
+  await publish(source.url, basicAuth('alice', 'alice-password'), priv);
 
   // 2. Export while that server runs; import into a fresh data directory.
   const archive = join(work, 'transfer.tar');

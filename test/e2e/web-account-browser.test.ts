@@ -5,15 +5,15 @@
  * account page scrolls sideways. Screenshots go to test/.artifacts/.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { findClients, requireClients, twineUpload } from '../fixtures/clients.js';
 import { buildWheel } from '../fixtures/dists.js';
-import { ARTIFACTS, launchChromium, logIn, needBrowser, openPage } from '../helpers/browser.js';
+import { addAliceWithRelease } from '../helpers/alice-release.js';
+import { ARTIFACTS, logIn, openPage, suiteChromium } from '../helpers/browser.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
 /**
@@ -27,31 +27,20 @@ async function sidewaysOverflow(page: Page, screenWidth: number): Promise<number
 
 describe('account pages in chromium', () => {
   let server: TestLarder;
-  let dir: string;
-  let browser: Browser | null = null;
+  const browserFor = suiteChromium();
+  const dir = suiteTempDir('larder-web-account-e2e-');
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-web-account-e2e-'));
     server = await startLarder({});
-    await server.addUser('alice', 'alice-password');
+    await addAliceWithRelease(server, dir, { name: 'acme-widgets', version: '1.0' });
     await server.addUser('root', 'root-password', true);
-    const wheel = await buildWheel(dir, { name: 'acme-widgets', version: '1.0' });
-    const res = await fetch(`${server.url}/legacy/`, {
-      method: 'POST',
-      headers: { Authorization: basicAuth('alice', 'alice-password') },
-      body: await uploadForm(wheel),
-    });
-    assert.equal(res.status, 200, await res.text());
-    browser = await launchChromium();
   });
   after(async () => {
-    await browser?.close();
     await server.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('log in, create a token for one project, see it once, upload with it (twine), revoke it', async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     const { context, page, errors } = await openPage(b, { viewport: { width: 1280, height: 900 } });
     await logIn(page, server.url, 'alice', 'alice-password');
@@ -106,7 +95,7 @@ describe('account pages in chromium', () => {
   });
 
   test('with JavaScript off, a password change works and the other browser is logged out', async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     await server.addUser('carol', 'carol-password');
     const { context: other, page: otherPage } = await openPage(b);
@@ -128,7 +117,7 @@ describe('account pages in chromium', () => {
   });
 
   test('an administrator adds a user, makes them an admin and removes them; a user gets 403', async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     const { context, page } = await openPage(b);
     await logIn(page, server.url, 'root', 'root-password');
@@ -159,7 +148,7 @@ describe('account pages in chromium', () => {
   });
 
   test('at 375 px wide the account, token and users pages do not scroll sideways', async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     for (const i of [1, 2, 3]) {
       const token = await server.addToken('root', [`a-rather-long-project-name-number-${i}-for-the-scope-column`]);

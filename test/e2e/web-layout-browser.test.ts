@@ -7,18 +7,17 @@
  * test/.artifacts/ (ignored by git).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
-import { ARTIFACTS, launchChromium, logIn, needBrowser, openPage } from '../helpers/browser.js';
+import { ARTIFACTS, logIn, openPage, suiteChromium } from '../helpers/browser.js';
 import { eventually } from '../helpers/eventually.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { uploadForm } from '../helpers/upload-form.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
+import { publish } from '../helpers/upload-form.js';
 
 const DAY = 86_400_000;
 
@@ -56,12 +55,11 @@ describe('web page layout in chromium', () => {
   const start = Date.UTC(2026, 5, 1);
   let up: FakeUpstream;
   let server: TestLarder;
-  let dir: string;
-  let browser: Browser | null = null;
+  const browserFor = suiteChromium();
+  const dir = suiteTempDir('larder-web-layout-');
   const d: Record<string, BuiltDist> = {};
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-web-layout-'));
     d.long = await buildWheel(join(dir, 'long'), {
       name: LONG_PROJECT,
       version: '1.0.0rc1',
@@ -87,27 +85,19 @@ describe('web page layout in chromium', () => {
       { clock: new ManualClock(start) },
     );
     await server.addUser(LONG_USER, 'alice-password');
-    const res = await fetch(`${server.url}/legacy/`, {
-      method: 'POST',
-      headers: { Authorization: basicAuth(LONG_USER, 'alice-password') },
-      body: await uploadForm(d.long, {
-        description: DESCRIPTION,
-        description_content_type: 'text/markdown',
-        project_urls: [`Documentation, https://example.test/${'docs/'.repeat(30)}`],
-        license_expression: 'Apache-2.0 OR MIT OR BSD-3-Clause OR LicenseRef-Acme-Proprietary-Extended-Terms',
-      }),
+    await publish(server.url, basicAuth(LONG_USER, 'alice-password'), d.long, {
+      description: DESCRIPTION,
+      description_content_type: 'text/markdown',
+      project_urls: [`Documentation, https://example.test/${'docs/'.repeat(30)}`],
+      license_expression: 'Apache-2.0 OR MIT OR BSD-3-Clause OR LicenseRef-Acme-Proprietary-Extended-Terms',
     });
-    assert.equal(res.status, 200, await res.text());
     // A real cached upstream file, for /stats/.
     assert.equal((await fetch(`${server.url}/packages/fresh-lib/${d.old!.filename}`).then((r) => r.arrayBuffer())).byteLength, d.old!.size);
     await eventually(() => server.larder.storage.cachedFiles.totals().files === 1, 'the download is recorded');
-    browser = await launchChromium();
   });
   after(async () => {
-    await browser?.close();
     await server.close();
     await up.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   /** Every kind of page, with the status it answers. */
@@ -129,7 +119,7 @@ describe('web page layout in chromium', () => {
   ];
 
   test('at 375 px no page scrolls sideways, logged out or logged in; code blocks scroll inside themselves', async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     // A plain 375 px window: with phone emulation (isMobile) Chromium widens the layout viewport to fit what
     // overflows, which would hide the very overflow this test looks for.
@@ -162,7 +152,7 @@ describe('web page layout in chromium', () => {
   });
 
   test('on a desktop, long file names wrap and the SHA256 column stays in view', async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     for (const width of [1024, 1280]) {
       const { context, page } = await openPage(b, { viewport: { width, height: 900 } });
@@ -200,7 +190,7 @@ describe('web page layout in chromium', () => {
   });
 
   test('a project page shows the held-back release with its rule and when it becomes available; /stats/ counts private and cached bytes apart', async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     const { context, page } = await openPage(b, { viewport: { width: 1280, height: 900 } });
     await page.goto(`${server.url}/project/fresh-lib/`);

@@ -5,16 +5,15 @@
  * test/.artifacts/ (ignored by git).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildWheel } from '../fixtures/dists.js';
-import { ARTIFACTS, launchChromium, logIn, needBrowser, openPage, submitLogin } from '../helpers/browser.js';
+import { ARTIFACTS, logIn, openPage, submitLogin, suiteChromium } from '../helpers/browser.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { startOtherSite } from '../helpers/other-site.js';
-import { uploadForm } from '../helpers/upload-form.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
+import { publish } from '../helpers/upload-form.js';
 
 /** Every probe would set `window.xss` if the browser ran it. */
 const HOSTILE = [
@@ -71,11 +70,10 @@ async function xssState(page: Page): Promise<unknown> {
 
 describe('web UI in chromium', () => {
   let server: TestLarder;
-  let dir: string;
-  let browser: Browser | null = null;
+  const browserFor = suiteChromium();
+  const dir = suiteTempDir('larder-web-e2e-');
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-web-e2e-'));
     // Snippets show the public URL; the pages link relative to the host, so the browser stays on the test server.
     server = await startLarder({ publicUrl: 'http://larder.example:3142' });
     await server.addUser('alice', 'alice-password');
@@ -83,17 +81,12 @@ describe('web UI in chromium', () => {
     const auth = basicAuth('alice', 'alice-password');
     for (const version of ['1.0', '1.1']) {
       const wheel = await buildWheel(dir, { name: 'Acme.Widgets', version, requiresPython: '>=3.9', summary: 'Widgets for everyone' });
-      const res = await fetch(`${server.url}/legacy/`, {
-        method: 'POST',
-        headers: { Authorization: auth },
-        body: await uploadForm(wheel, {
-          description: HOSTILE,
-          description_content_type: 'text/markdown',
-          project_urls: ['Documentation, https://example.test/docs', 'Source, https://example.test/src'],
-          license_expression: 'MIT',
-        }),
+      await publish(server.url, auth, wheel, {
+        description: HOSTILE,
+        description_content_type: 'text/markdown',
+        project_urls: ['Documentation, https://example.test/docs', 'Source, https://example.test/src'],
+        license_expression: 'MIT',
       });
-      assert.equal(res.status, 200, await res.text());
     }
     for (const version of ['2.3.1', '2.4.0']) {
       for (const wheel of [
@@ -108,34 +101,26 @@ describe('web UI in chromium', () => {
           abiTag: 'none',
         }),
       ]) {
-        const res = await fetch(`${server.url}/legacy/`, {
-          method: 'POST',
-          headers: { Authorization: auth },
-          body: await uploadForm(wheel, {
-            description: FRIENDLY,
-            description_content_type: 'text/markdown',
-            project_urls: [
-              'Documentation, https://example.test/acme-tools/docs',
-              'Source, https://example.test/acme-tools/src',
-              'Changelog, https://example.test/acme-tools/changes',
-            ],
-            license_expression: 'Apache-2.0',
-            author: 'Acme Platform Team',
-          }),
+        await publish(server.url, auth, wheel, {
+          description: FRIENDLY,
+          description_content_type: 'text/markdown',
+          project_urls: [
+            'Documentation, https://example.test/acme-tools/docs',
+            'Source, https://example.test/acme-tools/src',
+            'Changelog, https://example.test/acme-tools/changes',
+          ],
+          license_expression: 'Apache-2.0',
+          author: 'Acme Platform Team',
         });
-        assert.equal(res.status, 200, await res.text());
       }
     }
-    browser = await launchChromium();
   });
   after(async () => {
-    await browser?.close();
     await server.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('search, navigate, and the description probes do not run', async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     const { context, page, errors } = await openPage(b, { viewport: { width: 1280, height: 900 } });
     await page.goto(`${server.url}/`);
@@ -171,7 +156,7 @@ describe('web UI in chromium', () => {
   });
 
   test('an owner logs in, yanks with a reason and unyanks; another user sees no controls', async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     const { context, page } = await openPage(b);
     await page.goto(`${server.url}/project/acme-widgets/1.0/`);
@@ -210,7 +195,7 @@ describe('web UI in chromium', () => {
   });
 
   test('a form posted from another site gets 403 and changes nothing', async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     const { context, page } = await openPage(b);
     await logIn(page, server.url, 'alice', 'alice-password');
@@ -227,7 +212,7 @@ describe('web UI in chromium', () => {
   });
 
   test('with JavaScript disabled: search, navigate, log in and yank all work', async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     const { context, page } = await openPage(b, { javaScriptEnabled: false });
     await page.goto(`${server.url}/`);
@@ -249,7 +234,7 @@ describe('web UI in chromium', () => {
   });
 
   test('keyboard: the first Tab reaches the skip link; a phone-sized screen needs no sideways scrolling', async (t) => {
-    const b = needBrowser(browser, t);
+    const b = browserFor(t);
     if (!b) return;
     const { context, page } = await openPage(b, { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
     await page.goto(`${server.url}/project/acme-widgets/`);

@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { buffer, text } from 'node:stream/consumers';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { BlobStore } from '../../src/store/blob-store.js';
+import { withOpened } from './storage-fixtures.js';
 
 export interface OpenedBlobStore {
   blobs: BlobStore;
@@ -25,22 +24,6 @@ export type BlobStoreFactory = (dataDir: string) => Promise<OpenedBlobStore>;
 
 const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-/** A fresh store per describe block, closed and removed after it. */
-function withBlobStore(open: BlobStoreFactory): () => OpenedBlobStore {
-  let dir: string;
-  let opened: OpenedBlobStore;
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-blobs-'));
-    opened = await open(join(dir, 'data'));
-    await opened.blobs.init();
-  });
-  after(async () => {
-    await opened?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
-  return () => opened;
-}
-
 async function commitBytes(blobs: BlobStore, bytes: string | Buffer): Promise<string> {
   const tmp = blobs.tmpPath('test');
   await writeFile(tmp, bytes);
@@ -51,7 +34,7 @@ async function commitBytes(blobs: BlobStore, bytes: string | Buffer): Promise<st
 
 export function blobStoreContract(name: string, open: BlobStoreFactory): void {
   describe(`${name}: blob store`, () => {
-    const store = withBlobStore(open);
+    const store = withOpened('larder-blobs-', open);
 
     test('a committed blob is stored whole and reads back, whole or a range', async () => {
       const { blobs, stored } = store();

@@ -3,6 +3,7 @@
  * Screenshots go to test/.artifacts/ (ignored by git).
  */
 import { access, mkdir } from 'node:fs/promises';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 
@@ -16,7 +17,7 @@ export const ARTIFACTS = fileURLToPath(new URL('../.artifacts/', import.meta.url
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-gpu'];
 
 /** Makes the screenshot folder and starts chromium; null when it is not installed (see needBrowser). */
-export async function launchChromium(): Promise<Browser | null> {
+async function launchChromium(): Promise<Browser | null> {
   await mkdir(ARTIFACTS, { recursive: true });
   const present = await access(CHROMIUM).then(
     () => true,
@@ -26,12 +27,24 @@ export async function launchChromium(): Promise<Browser | null> {
 }
 
 /** The browser, or null after skipping the test; without chromium under CI the test fails instead. */
-export function needBrowser(browser: Browser | null, t: { skip(reason: string): void }): Browser | null {
+function needBrowser(browser: Browser | null, t: { skip(reason: string): void }): Browser | null {
   if (browser) return browser;
   const reason = `no chromium at ${CHROMIUM} (apt-get install chromium, or set LARDER_TEST_CHROMIUM)`;
   if (process.env.CI) throw new Error(`${reason}; browser tests must run in CI`);
   t.skip(reason);
   return null;
+}
+
+/** Chromium for the tests of one suite, started by a `before` hook and closed by an `after` hook; each test asks the returned function for it (as needBrowser). */
+export function suiteChromium(): (t: { skip(reason: string): void }) => Browser | null {
+  let browser: Browser | null = null;
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return (t) => needBrowser(browser, t);
 }
 
 /** A fresh context with one page; `errors` collects the page's uncaught script errors. */

@@ -1,6 +1,10 @@
 /** Runs the real `larder serve` CLI as a child process and finds its URL in its JSON log lines. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCommand } from '../fixtures/clients.js';
 
@@ -109,5 +113,49 @@ export async function startChildServer(args: string[], env: Record<string, strin
     },
     alive: () => status === null,
     exitStatus: () => status,
+  };
+}
+
+export interface SuiteChildServer {
+  /** The suite's temporary folder; the server's data directory is its `data` folder. */
+  readonly dir: string;
+  /** The running server, once the `before` hook has started it. */
+  readonly server: ChildServer;
+}
+
+export interface SuiteChildServerOptions {
+  /** The arguments after `serve --port 0`, given the data directory; default: no upstream. */
+  args?: (data: string) => string[];
+  env?: Record<string, string>;
+  /** Whether to add the user `alice` first (default true). */
+  alice?: boolean;
+  /** Runs after `alice` is added and before the server starts (e.g. to start its upstream). */
+  prepare?: () => Promise<void>;
+}
+
+/**
+ * `larder serve` for the tests of one suite: a `before` hook makes a fresh temporary folder, adds `alice` to its
+ * data directory (unless `alice: false`), runs `prepare` and starts the server; an `after` hook stops it (SIGTERM) and removes the folder.
+ */
+export function suiteChildServer(prefix: string, options: SuiteChildServerOptions = {}): SuiteChildServer {
+  const dir = join(tmpdir(), `${prefix}${randomBytes(6).toString('hex')}`);
+  const data = join(dir, 'data');
+  let server: ChildServer | undefined;
+  before(async () => {
+    await mkdir(dir);
+    if (options.alice !== false) await addAlice(data);
+    await options.prepare?.();
+    server = await startChildServer(options.args?.(data) ?? ['--data', data, '--upstream', 'none'], options.env);
+  });
+  after(async () => {
+    await server?.stop('SIGTERM');
+    await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    get server() {
+      if (!server) throw new Error('the child server is started by a before hook');
+      return server;
+    },
   };
 }

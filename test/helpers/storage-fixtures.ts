@@ -41,18 +41,27 @@ export function publishInput(filename: string, version: string, sha256 = 'a'.rep
   };
 }
 
-/** A fresh storage per describe block, closed and removed after it. */
-export function withStorage(open: StorageFactory): () => Storage {
+/** What opens on a data directory and keeps blobs: a whole storage, or one blob store. */
+interface OpenedOnData {
+  blobs: { init(): Promise<void> };
+  close(): Promise<void>;
+}
+
+/** A fresh one per describe block, opened on a new temporary data directory, closed and removed after it. */
+export function withOpened<T extends OpenedOnData>(prefix: string, open: (dataDir: string) => T | Promise<T>): () => T {
   let dir: string;
-  let storage: Storage;
+  let opened: T;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-store-'));
-    storage = await open(join(dir, 'data'));
-    await storage.blobs.init();
+    dir = await mkdtemp(join(tmpdir(), prefix));
+    opened = await open(join(dir, 'data'));
+    await opened.blobs.init();
   });
   after(async () => {
-    await storage?.close();
+    await opened?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
-  return () => storage;
+  return () => opened;
 }
+
+/** A fresh storage per describe block, closed and removed after it. */
+export const withStorage = (open: StorageFactory): (() => Storage) => withOpened('larder-store-', open);

@@ -1,4 +1,5 @@
-/** Builds the multipart form twine sends for a distribution (legacy upload API field names). */
+/** Builds the multipart form twine sends for a distribution (legacy upload API field names), and publishes with it. */
+import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { BuiltDist } from '../fixtures/dists.js';
 
@@ -27,4 +28,10 @@ export async function uploadForm(dist: BuiltDist, extra: Record<string, string |
     form.append('content', new Blob([await readFile(dist.path)], { type: 'application/octet-stream' }), dist.filename);
   }
   return form;
+}
+
+/** Sends `dist` to the legacy upload API of the larder at `url` with `auth` as the Authorization header, failing with larder's answer unless it is accepted (200). */
+export async function publish(url: string, auth: string, dist: BuiltDist, extra: Record<string, string | string[]> = {}): Promise<void> {
+  const res = await fetch(`${url}/legacy/`, { method: 'POST', headers: { Authorization: auth }, body: await uploadForm(dist, extra) });
+  assert.equal(res.status, 200, await res.text());
 }

@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { Clock } from '../../src/base/clock.js';
 import type { Settings } from '../../src/config/schema.js';
 import { buildWheel, type BuiltDist, type WheelSpec } from '../fixtures/dists.js';
@@ -44,5 +45,28 @@ export async function startUpstreamBench(prefix: string, defaults: Partial<Setti
       await up.close();
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** An upstream bench for the tests of one suite, started by a `before` hook and closed (with its larders) by an `after` hook. */
+export function suiteUpstreamBench(prefix: string, defaults: Partial<Settings> = {}): Omit<UpstreamBench, 'close'> {
+  let bench: UpstreamBench | undefined;
+  before(async () => {
+    bench = await startUpstreamBench(prefix, defaults);
+  });
+  after(() => bench?.close());
+  const started = (): UpstreamBench => {
+    if (!bench) throw new Error('the upstream bench is started by a before hook');
+    return bench;
+  };
+  return {
+    get dir() {
+      return started().dir;
+    },
+    get up() {
+      return started().up;
+    },
+    offerWheel: (spec) => started().offerWheel(spec),
+    larder: (overrides, options) => started().larder(overrides, options),
   };
 }

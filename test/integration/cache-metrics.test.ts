@@ -4,14 +4,13 @@
  * simple page reads the page too; filling `info` reads a `.metadata` file).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { startLarder } from '../helpers/larder.js';
 import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 async function cacheCounts(url: string): Promise<Record<string, number>> {
   const text = (await rawGet(`${url}/metrics`)).body.toString('utf8');
@@ -21,18 +20,16 @@ async function cacheCounts(url: string): Promise<Record<string, number>> {
 }
 
 describe('cache results counted once per request', () => {
-  let dir: string;
+  const dir = suiteTempDir('larder-cache-metrics-');
   let dist: BuiltDist;
   const upstreams: FakeUpstream[] = [];
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-cache-metrics-'));
     dist = await buildWheel(join(dir, 'app'), { name: 'app', version: '1.0' });
   });
 
   after(async () => {
     for (const up of upstreams) await up.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   for (const [kind, options] of [

@@ -1,25 +1,21 @@
 /** `larder token create --expires` and the EXPIRES column of `larder token list`, against a data directory. */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { hashToken } from '../../src/auth/tokens.js';
 import { openStorage } from '../../src/store/local/open-storage.js';
 import { assertCliOk as assertOk, runLarderCli as larder } from '../helpers/cli.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 
 describe('larder token create --expires', () => {
-  let tmp: string;
-  let data: string;
+  const tmp = suiteTempDir('larder-cli-expiry-');
+  const data = join(tmp, 'data');
 
   before(async () => {
-    tmp = await mkdtemp(join(tmpdir(), 'larder-cli-expiry-'));
-    data = join(tmp, 'data');
     assertOk(await larder(['user', 'add', 'alice', '--password-stdin', '--data', data], { input: 'alice-password-1\n' }));
   });
-  after(() => rm(tmp, { recursive: true, force: true }));
 
   const create = async (expires: string[]) => {
     const r = await larder(['token', 'create', 'alice', ...expires, '--data', data]);

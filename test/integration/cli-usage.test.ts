@@ -6,15 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { parseCommand } from '../../src/cli/args.js';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { SETTINGS } from '../../src/config/schema.js';
 import { parseBoolean } from '../../src/config/values.js';
 import { runLarderCli as larder, type CliResult } from '../helpers/cli.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 
@@ -25,16 +25,8 @@ function assertUsageError(r: CliResult, message: string): void {
 }
 
 describe('larder command line: version, help, flags', () => {
-  let tmp: string;
-  let data: string;
-
-  before(async () => {
-    tmp = await mkdtemp(join(tmpdir(), 'larder-cli-usage-'));
-    data = join(tmp, 'data');
-  });
-  after(async () => {
-    await rm(tmp, { recursive: true, force: true });
-  });
+  const tmp = suiteTempDir('larder-cli-usage-');
+  const data = join(tmp, 'data');
 
   test('--version and -V print the version of package.json', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -4,8 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -15,6 +13,7 @@ import { buildWheel } from '../fixtures/dists.js';
 import { cliEnv } from '../helpers/child-server.js';
 import { assertCliOk as assertOk, runLarderCli as larder, type CliResult } from '../helpers/cli.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -47,16 +46,8 @@ const SUBCOMMANDS = [
 ];
 
 describe('larder CLI', () => {
-  let tmp: string;
-  let data: string;
-
-  before(async () => {
-    tmp = await mkdtemp(join(tmpdir(), 'larder-cli-'));
-    data = join(tmp, 'data');
-  });
-  after(async () => {
-    await rm(tmp, { recursive: true, force: true });
-  });
+  const tmp = suiteTempDir('larder-cli-');
+  const data = join(tmp, 'data');
 
   test('--help for the main command and every subcommand exits 0 and prints usage', async () => {
     const main = await larder(['--help']);

@@ -5,19 +5,17 @@
  * with neither header (twine, pip, curl), goes through. /api/ reads JSON bodies only (415 otherwise).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
 import { buildWheel } from '../fixtures/dists.js';
-import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { addAliceWithRelease, ALICE_AUTH as ALICE } from '../helpers/alice-release.js';
+import { startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
 import { cookieOf, formToken, postLogin } from '../helpers/web-forms.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 type RequestBody = NonNullable<RequestInit['body']>;
 
-const ALICE = basicAuth('alice', 'alice-password');
 const EVIL = 'https://evil.example';
 const REFUSED = /^Cross-site request refused: .+; send it from larder's own pages, or from a client that is not a browser\.$/;
 
@@ -31,7 +29,7 @@ async function assertRefused(res: Response, what: string, why: RegExp): Promise<
 
 describe('cross-site requests (read auth on)', () => {
   let server: TestLarder;
-  let dir: string;
+  const dir = suiteTempDir('larder-xsite-');
   let version = 0;
 
   const yanked = async (v: string): Promise<boolean> => {
@@ -54,16 +52,11 @@ describe('cross-site requests (read auth on)', () => {
   };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-xsite-'));
     server = await startLarder({ readAuth: true });
-    await server.addUser('alice', 'alice-password');
-    const wheel = await buildWheel(dir, { name: 'acme-xsite', version: '1.0' });
-    const res = await fetch(`${server.url}/legacy/`, { method: 'POST', headers: { Authorization: ALICE }, body: await uploadForm(wheel) });
-    assert.equal(res.status, 200, await res.text());
+    await addAliceWithRelease(server, dir, { name: 'acme-xsite', version: '1.0' });
   });
   after(async () => {
     await server.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('Sec-Fetch-Site: cross-site is refused on /api and /legacy/, with valid Basic credentials, and changes nothing', async () => {
@@ -155,23 +148,18 @@ describe('cross-site requests (read auth on)', () => {
 
 describe('the admin API reads JSON only', () => {
   let server: TestLarder;
-  let dir: string;
+  const dir = suiteTempDir('larder-json-only-');
 
   const yanked = async (): Promise<boolean> =>
     ((await (await fetch(`${server.url}/pypi/acme-json/1.0/json`)).json()) as { info: { yanked: boolean; yanked_reason: string | null } }).info.yanked;
   const yankUrl = () => `${server.url}/api/projects/acme-json/releases/1.0/yank`;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-json-only-'));
     server = await startLarder();
-    await server.addUser('alice', 'alice-password');
-    const wheel = await buildWheel(dir, { name: 'acme-json', version: '1.0' });
-    const res = await fetch(`${server.url}/legacy/`, { method: 'POST', headers: { Authorization: ALICE }, body: await uploadForm(wheel) });
-    assert.equal(res.status, 200, await res.text());
+    await addAliceWithRelease(server, dir, { name: 'acme-json', version: '1.0' });
   });
   after(async () => {
     await server.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('form-encoded, multipart and text/plain bodies get 415 and change nothing', async () => {

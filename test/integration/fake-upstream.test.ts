@@ -1,8 +1,7 @@
 /** Tests of the test fixtures themselves: built distributions, the fake upstream, the client helpers. */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createGunzip } from 'node:zlib';
@@ -17,6 +16,7 @@ import { recordDigest, sha256Hex } from '../fixtures/hashes.js';
 import { syntheticReleases } from '../fixtures/synthetic-dists.js';
 import { rawGet } from '../helpers/raw-get.js';
 import { dechunk, rawRequest } from '../helpers/raw-socket.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const PIP_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01';
 const JSON_TYPE = 'application/vnd.pypi.simple.v1+json';
@@ -53,7 +53,7 @@ async function readTarGz(path: string): Promise<Map<string, Buffer>> {
 }
 
 describe('test fixtures', () => {
-  let tmp: string;
+  const tmp = suiteTempDir('larder-fixtures-');
   let upstream: FakeUpstream;
   let lib1: BuiltDist;
   let lib2: BuiltDist;
@@ -63,7 +63,6 @@ describe('test fixtures', () => {
   let blob: BuiltDist;
 
   before(async () => {
-    tmp = await mkdtemp(join(tmpdir(), 'larder-fixtures-'));
     const dists = join(tmp, 'dists');
     lib1 = await buildWheel(dists, { name: 'FX_Lib', version: '1.0', requiresPython: '>=3.8,<4' });
     lib2 = await buildWheel(dists, { name: 'FX_Lib', version: '2.0', summary: 'second' });
@@ -80,7 +79,6 @@ describe('test fixtures', () => {
 
   after(async () => {
     await upstream?.close();
-    if (tmp) await rm(tmp, { recursive: true, force: true });
   });
 
   describe('dists', () => {

@@ -1,36 +1,28 @@
 /** Serving stored files: whole, ranges and suffix ranges, for small files (read whole) and large ones (pumped in chunks). */
 import assert from 'node:assert/strict';
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
-import { uploadForm } from '../helpers/upload-form.js';
+import { publish } from '../helpers/upload-form.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 describe('file serving', () => {
-  let dir: string;
+  const dir = suiteTempDir('larder-files-');
   let server: TestLarder;
   const dists: BuiltDist[] = [];
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-files-'));
     server = await startLarder();
     await server.addUser('alice', 'alice-password');
     dists.push(await buildWheel(dir, { name: 'small-one', version: '1.0' }));
     dists.push(await buildWheel(dir, { name: 'large-one', version: '1.0', dataFile: { bytes: 3_500_000 } }));
     for (const dist of dists) {
-      const res = await fetch(`${server.url}/legacy/`, {
-        method: 'POST',
-        body: await uploadForm(dist),
-        headers: { Authorization: basicAuth('alice', 'alice-password') },
-      });
-      assert.equal(res.status, 200, res.statusText);
+      await publish(server.url, basicAuth('alice', 'alice-password'), dist);
     }
   });
   after(async () => {
     await server.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   for (const index of [0, 1]) {

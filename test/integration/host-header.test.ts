@@ -11,11 +11,11 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { BuiltDist } from '../fixtures/dists.js';
 import type { FakeUpstream } from '../fixtures/fake-upstream.js';
 import type { TestLarder } from '../helpers/larder.js';
-import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
+import { suiteUpstreamBench } from '../helpers/upstream-bench.js';
 import { PIP_ACCEPT } from '../helpers/raw-get.js';
 import { rawRequest, type RawExchange } from '../helpers/raw-socket.js';
 
@@ -42,7 +42,7 @@ function withHosts(
 const status = (res: RawExchange) => Number(res.statusLine.split(' ')[1]);
 
 describe('the Host header', () => {
-  let bench: UpstreamBench;
+  const bench = suiteUpstreamBench('larder-host-', { upstreamRetries: 0 });
   let up: FakeUpstream;
   let wheel: BuiltDist;
   let fast: TestLarder;
@@ -50,7 +50,6 @@ describe('the Host header', () => {
   let published: TestLarder;
 
   before(async () => {
-    bench = await startUpstreamBench('larder-host-', { upstreamRetries: 0 });
     up = bench.up;
     wheel = await bench.offerWheel({ name: 'host-app', version: '1.0' });
     for (let i = 0; i < 30; i++) up.addProject(`filler-${i}`, []);
@@ -58,8 +57,6 @@ describe('the Host header', () => {
     koaOnly = await bench.larder({}, { fastPath: false });
     published = await bench.larder({ publicUrl: 'https://index.example/pypi' });
   });
-
-  after(() => bench?.close());
 
   const PATHS = ['/simple/', '/simple/host-app/', '/pypi/host-app/json', '/', `/packages/host-app/${'x'.repeat(3)}.whl`];
 

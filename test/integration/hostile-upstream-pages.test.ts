@@ -4,9 +4,9 @@
  * answering meanwhile, and a stale cached copy is still served.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { FakeUpstream } from '../fixtures/fake-upstream.js';
-import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
+import { suiteUpstreamBench } from '../helpers/upstream-bench.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 
@@ -15,19 +15,16 @@ const MANY_ATTRIBUTES = `<html><body><a href="evil-1.0.tar.gz"${' x=1'.repeat(40
 const DEEP_JSON = `{"meta":{"api-version":"1.1"},"files":[${'['.repeat(100_000)}`;
 
 describe('hostile upstream pages', () => {
-  let bench: UpstreamBench;
+  const bench = suiteUpstreamBench('larder-hostile-');
   let up: FakeUpstream;
   const larder = (clock?: ManualClock) => bench.larder({ pageTtl: 300, upstreamRetries: 0 }, { clock });
   const serve = (path: string, contentType: string, body: string) =>
     up.setFault({ kind: 'status', status: 200, body, headers: { 'Content-Type': contentType }, pathPrefix: path });
 
   before(async () => {
-    bench = await startUpstreamBench('larder-hostile-');
     up = bench.up;
     await bench.offerWheel({ name: 'victim', version: '1.0' });
   });
-
-  after(() => bench?.close());
 
   test('a tag with 40,000 attributes: 502 naming the page and the limit, while /health answers', async () => {
     const l = await larder();

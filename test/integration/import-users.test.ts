@@ -7,8 +7,6 @@
  * against a real server on the imported directory.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { LARDER_VERSION } from '../../src/base/version.js';
@@ -29,6 +27,7 @@ import { buildWheel } from '../fixtures/dists.js';
 import { type CliResult, runLarderCli } from '../helpers/cli.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const output = (r: CliResult) => `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
@@ -62,7 +61,7 @@ async function isAdmin(server: TestLarder, auth: string): Promise<boolean> {
 const token = (t: string) => basicAuth('__token__', t);
 
 describe('import and the users of an archive', () => {
-  let dir: string;
+  const dir = suiteTempDir('larder-import-users-');
   let source: TestLarder;
   let archive: string;
   let carol: UserRecord;
@@ -84,7 +83,6 @@ describe('import and the users of an archive', () => {
   };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-import-users-'));
     source = await startLarder();
     await source.addUser('alice', 'source-alice-password');
     await source.addUser('carol', 'carol-password');
@@ -102,7 +100,6 @@ describe('import and the users of an archive', () => {
   after(async () => {
     for (const s of servers) await s.close();
     await source?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   test('without --include-users no user or token is imported, and one line says so', async () => {
@@ -168,14 +165,7 @@ describe('import and the users of an archive', () => {
 });
 
 describe('import refuses archives whose accounts are malformed', () => {
-  let dir: string;
-
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-import-hostile-'));
-  });
-  after(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  const dir = suiteTempDir('larder-import-hostile-');
 
   /** An archive with a consistent manifest holding just these records, as a hostile one could be made. */
   async function craft(name: string, records: Partial<Record<DbName, [unknown, unknown][]>>): Promise<string> {

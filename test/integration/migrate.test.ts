@@ -8,8 +8,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rename, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -22,6 +21,7 @@ import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.
 import { runLarderCli } from '../helpers/cli.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const JSON_ACCEPT = 'application/vnd.pypi.simple.v1+json';
 const ALICE = basicAuth('alice', 'alice-password');
@@ -53,7 +53,7 @@ async function observe(url: string, project: string) {
 }
 
 describe('larder migrate', () => {
-  let dir: string;
+  const dir = suiteTempDir('larder-migrate-');
   let up: FakeUpstream;
   let source: TestLarder;
   let token: string;
@@ -74,7 +74,6 @@ describe('larder migrate', () => {
   };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-migrate-'));
     upDep = await buildWheel(join(dir, 'up'), { name: 'up-dep', version: '1.0' });
     up = await startFakeUpstream();
     up.addProject('up-dep', [upDep]);
@@ -119,7 +118,6 @@ describe('larder migrate', () => {
   after(async () => {
     for (const l of larders) await l.close();
     await up?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   test('moves everything: a larder on the target serves the same pages, bytes, yanks, tokens and reserved names', async () => {

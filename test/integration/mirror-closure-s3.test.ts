@@ -5,23 +5,22 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { runLarderCli } from '../helpers/cli.js';
 import { exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
-let dir: string;
+const dir = suiteTempDir('larder-mirror-s3-');
 let upstream: FakeUpstream;
 let s3: TestS3Server;
 let app: BuiltDist;
 let dep: BuiltDist;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'larder-mirror-s3-'));
   app = await buildWheel(join(dir, 'app'), { name: 'closure-app', version: '1.0', requiresDist: ['closure-dep>=2'] });
   dep = await buildWheel(join(dir, 'dep'), { name: 'closure-dep', version: '2.1' });
   upstream = await startFakeUpstream({ coreMetadata: false });
@@ -31,10 +30,7 @@ before(async () => {
   exportTestCredentials();
 });
 
-after(async () => {
-  await Promise.all([upstream?.close(), s3?.close()]);
-  await rm(dir, { recursive: true, force: true });
-});
+after(() => Promise.all([upstream?.close(), s3?.close()]));
 
 test('mirror add on S3 follows a dependency named only inside a wheel', async () => {
   const bucket = await s3.createBucket();

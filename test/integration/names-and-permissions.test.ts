@@ -5,8 +5,7 @@
  * maintainers only upload.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
@@ -14,6 +13,7 @@ import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.
 import { type CliResult, runLarderCli } from '../helpers/cli.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const NAME_RULE =
   /is not a valid project name: names are 1 to 200 letters, digits, '\.', '-' or '_', starting and ending with a letter or digit \(PEP 508\)\.$/;
@@ -42,7 +42,7 @@ async function expectJson400(res: Response, pattern: RegExp, what: string): Prom
 }
 
 describe('project names, versions and file names from clients', () => {
-  let dir: string;
+  const dir = suiteTempDir('larder-names-');
   let up: FakeUpstream;
   let server: TestLarder;
   let upWheel: BuiltDist;
@@ -50,7 +50,6 @@ describe('project names, versions and file names from clients', () => {
   const admin = basicAuth('root', 'root-password');
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-names-'));
     upWheel = await buildWheel(join(dir, 'up'), { name: 'up-thing', version: '1.0' });
     up = await startFakeUpstream();
     up.addProject('up-thing', [upWheel]);
@@ -61,7 +60,6 @@ describe('project names, versions and file names from clients', () => {
   after(async () => {
     await server?.close();
     await up?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   test('invalid and over-long names get a 400 on every read route, and never reach the upstream', async () => {
@@ -211,7 +209,7 @@ describe('project names, versions and file names from clients', () => {
 });
 
 describe('who may yank, unyank and remove', () => {
-  let dir: string;
+  const dir = suiteTempDir('larder-perms-');
   let server: TestLarder;
   const owner = basicAuth('alice', 'alice-password');
   const maintainer = basicAuth('bob', 'bob-password');
@@ -233,7 +231,6 @@ describe('who may yank, unyank and remove', () => {
   };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-perms-'));
     server = await startLarder();
     await server.addUser('alice', 'alice-password');
     await server.addUser('bob', 'bob-password');
@@ -253,7 +250,6 @@ describe('who may yank, unyank and remove', () => {
   });
   after(async () => {
     await server?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   test('a maintainer may upload, but gets a 403 for yank, unyank and every removal', async () => {

@@ -4,32 +4,30 @@
  * config file on SIGHUP.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
+import type { BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { startChildServer } from '../helpers/child-server.js';
 import { runLarderCli } from '../helpers/cli.js';
 import { openStorage } from '../../src/store/local/open-storage.js';
 import { publishInput } from '../helpers/storage-fixtures.js';
 import { eventually } from '../helpers/eventually.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
+import { buildWheelTable } from '../helpers/wheel-table.js';
 
 /** The `<a>` tag of a file on a PEP 503 page. */
 const anchor = (html: string, filename: string) => html.match(new RegExp(`<a [^>]*>${filename.replace(/\./g, '\\.')}</a>`))?.[0] ?? '';
 
 describe('larder policy', () => {
-  let dir: string;
+  const dir = suiteTempDir('larder-policy-cli-');
   let freshUploaded: Date;
   let up: FakeUpstream;
-  const d: Record<string, BuiltDist> = {};
+  let d: Record<string, BuiltDist>;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-policy-cli-'));
-    d.old = await buildWheel(join(dir, 'old'), { name: 'fresh-lib', version: '1.0' });
-    d.new = await buildWheel(join(dir, 'new'), { name: 'fresh-lib', version: '2.0' });
-    d.other = await buildWheel(join(dir, 'other'), { name: 'other-lib', version: '1.0' });
+    d = await buildWheelTable(dir, { old: ['fresh-lib', '1.0'], new: ['fresh-lib', '2.0'], other: ['other-lib', '1.0'] });
     up = await startFakeUpstream();
     // The child server reads the real clock: upload times are relative to now (no sleeping anywhere).
     freshUploaded = new Date();
@@ -39,10 +37,7 @@ describe('larder policy', () => {
     up.addProject('other-lib', [d.other!], { uploadTime: new Date(Date.now() - 30 * 86_400_000) });
   });
 
-  after(async () => {
-    await up.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => up.close());
 
   test('allow, list and revoke exemptions, with who, when and why', async () => {
     const data = join(dir, 'cli-data');

@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Settings } from '../../src/config/schema.js';
 import type { BuiltDist } from '../fixtures/dists.js';
 import type { Fault, FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { eventually } from '../helpers/eventually.js';
 import type { TestLarder } from '../helpers/larder.js';
-import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
+import { suiteUpstreamBench } from '../helpers/upstream-bench.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet, type Got } from '../helpers/raw-get.js';
 
@@ -45,7 +45,14 @@ function assertNotDelivered(got: Got, dist: { sha256: string; size: number }, wh
 }
 
 describe('caching proxy: upstream faults', () => {
-  let bench: UpstreamBench;
+  const bench = suiteUpstreamBench('larder-proxy-faults-', {
+    upstreamConnectTimeout: HEADERS_TIMEOUT,
+    upstreamHeadersTimeout: HEADERS_TIMEOUT,
+    upstreamBodyTimeout: BODY_TIMEOUT,
+    upstreamRetries: RETRIES,
+    staleWait: STALE_WAIT,
+    upstreamDeadline: DEADLINE,
+  });
   let up: FakeUpstream;
   let small: BuiltDist;
   let big: BuiltDist;
@@ -57,14 +64,6 @@ describe('caching proxy: upstream faults', () => {
   const tmpEmpty = async (l: TestLarder) => (await readdir(join(l.data, 'tmp'))).length === 0;
 
   before(async () => {
-    bench = await startUpstreamBench('larder-proxy-faults-', {
-      upstreamConnectTimeout: HEADERS_TIMEOUT,
-      upstreamHeadersTimeout: HEADERS_TIMEOUT,
-      upstreamBodyTimeout: BODY_TIMEOUT,
-      upstreamRetries: RETRIES,
-      staleWait: STALE_WAIT,
-      upstreamDeadline: DEADLINE,
-    });
     up = bench.up;
     small = await bench.offerWheel({ name: 'small', version: '1.0', summary: 'a small wheel' });
     big = await bench.offerWheel({ name: 'big', version: '1.0', dataFile: { bytes: 3 * 1024 * 1024, seed: 'big' } });
@@ -73,8 +72,6 @@ describe('caching proxy: upstream faults', () => {
       await bench.offerWheel({ name, version: '1.0' });
     }
   });
-
-  after(() => bench?.close());
 
   const staleFaults: [string, Fault][] = [
     ['down', { kind: 'down' }],

@@ -18,6 +18,8 @@ import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.
 import { sha256Hex } from '../fixtures/hashes.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
+import { buildWheelTable } from '../helpers/wheel-table.js';
 import { PIP_ACCEPT, rawGet, type Got } from '../helpers/raw-get.js';
 
 const get = (url: string, headers: Record<string, string> = {}) => rawGet(url, { headers });
@@ -32,12 +34,12 @@ interface SimpleDoc {
 const json = <T>(got: Got): T => JSON.parse(got.body.toString('utf8')) as T;
 
 describe('caching proxy: private overlay, dependency confusion, root union, offline', () => {
-  let dir: string;
+  const dir = suiteTempDir('larder-proxy-overlay-');
   let up: FakeUpstream;
   const larders: TestLarder[] = [];
   const admin = basicAuth('admin', 'admin-password');
   const alice = basicAuth('alice', 'alice-password');
-  const dists: Record<string, BuiltDist> = {};
+  let dists: Record<string, BuiltDist>;
 
   const larder = async (overrides: Partial<Settings> = {}, dataDir?: string): Promise<TestLarder> => {
     const l = await startLarder({ upstream: up.url, upstreamRetries: 0, upstreamHeadersTimeout: 2000, ...overrides }, dataDir);
@@ -58,21 +60,19 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
     });
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-proxy-overlay-'));
-    const specs: [string, string, string][] = [
-      ['acmePrivate', 'Acme_Internal', '1.0'],
-      ['acmeAttack', 'acme-internal', '99.0'],
-      ['publicLib', 'public-lib', '1.0'],
-      ['publicLibPrivate', 'public-lib', '5.0'],
-      ['sharedUp1', 'shared-lib', '1.0'],
-      ['sharedUp2', 'shared-lib', '2.0'],
-      ['sharedPrivate', 'Shared.Lib', '1.5'],
-      ['otherLib', 'other-lib', '3.0'],
-      ['newName', 'brand-new-name', '1.0'],
-      ['downName', 'name-while-down', '1.0'],
-      ['publicDotted', 'Public.Lib', '7.0'],
-    ];
-    for (const [key, name, version] of specs) dists[key] = await buildWheel(join(dir, key), { name, version });
+    dists = await buildWheelTable(dir, {
+      acmePrivate: ['Acme_Internal', '1.0'],
+      acmeAttack: ['acme-internal', '99.0'],
+      publicLib: ['public-lib', '1.0'],
+      publicLibPrivate: ['public-lib', '5.0'],
+      sharedUp1: ['shared-lib', '1.0'],
+      sharedUp2: ['shared-lib', '2.0'],
+      sharedPrivate: ['Shared.Lib', '1.5'],
+      otherLib: ['other-lib', '3.0'],
+      newName: ['brand-new-name', '1.0'],
+      downName: ['name-while-down', '1.0'],
+      publicDotted: ['Public.Lib', '7.0'],
+    });
     up = await startFakeUpstream();
     up.addProject('public-lib', [dists.publicLib!], { serial: 2000 });
     up.addProject('shared-lib', [dists.sharedUp1!, dists.sharedUp2!], { serial: 3000 });
@@ -83,7 +83,6 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
     await up.setFault(null);
     for (const l of larders) await l.close();
     await up.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('a private project hides the upstream project of the same normalized name completely', async () => {

@@ -7,29 +7,26 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { buildWheel } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
-import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
+import { suiteUpstreamBench } from '../helpers/upstream-bench.js';
 import { eventually } from '../helpers/eventually.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 
 describe('/simple/ compressed', () => {
-  let bench: UpstreamBench;
+  const bench = suiteUpstreamBench('larder-root-gzip-', { upstreamRetries: 0 });
   let dir: string;
   let up: FakeUpstream;
   let l: TestLarder;
 
   before(async () => {
-    bench = await startUpstreamBench('larder-root-gzip-', { upstreamRetries: 0 });
     ({ dir, up } = bench);
     for (let i = 0; i < 40; i++) up.addProject(`project-number-${i}`, [await buildWheel(join(dir, `p${i}`), { name: `project-number-${i}`, version: '1.0' })]);
     l = await bench.larder();
   });
-
-  after(() => bench?.close());
 
   for (const [format, accept] of [
     ['HTML', 'text/html'],

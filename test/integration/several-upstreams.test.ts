@@ -5,40 +5,39 @@
  * comes from a TOML or JSON config file, each entry with its own upstream settings.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/load.js';
-import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
+import type { BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { eventually } from '../helpers/eventually.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
 import { PIP_ACCEPT, rawGet, type Got } from '../helpers/raw-get.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
+import { buildWheelTable } from '../helpers/wheel-table.js';
 
 const get = (url: string) => rawGet(url, { headers: { Accept: PIP_ACCEPT } });
 const filenames = (got: Got) => (JSON.parse(got.body.toString('utf8')) as { files: { filename: string }[] }).files.map((f) => f.filename);
 
 describe('several upstreams', () => {
-  let dir: string;
+  const dir = suiteTempDir('larder-upstreams-');
   let pypi: FakeUpstream;
   let torch: FakeUpstream;
   let vendor: FakeUpstream;
   let l: TestLarder;
-  const d: Record<string, BuiltDist> = {};
+  let d: Record<string, BuiltDist>;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-upstreams-'));
-    const specs: [string, string, string][] = [
-      ['torchPypi', 'torch', '2.0'],
-      ['torchOwn', 'torch', '2.0+cpu'],
-      ['visionOwn', 'torchvision', '0.20+cpu'],
-      ['sharedPypi', 'shared-lib', '1.0'],
-      ['sharedTorch', 'shared-lib', '9.0'],
-      ['sharedVendor', 'shared-lib', '5.0'],
-      ['sdk', 'vendor-sdk', '1.0'],
-    ];
-    for (const [key, name, version] of specs) d[key] = await buildWheel(join(dir, key), { name, version });
+    d = await buildWheelTable(dir, {
+      torchPypi: ['torch', '2.0'],
+      torchOwn: ['torch', '2.0+cpu'],
+      visionOwn: ['torchvision', '0.20+cpu'],
+      sharedPypi: ['shared-lib', '1.0'],
+      sharedTorch: ['shared-lib', '9.0'],
+      sharedVendor: ['shared-lib', '5.0'],
+      sdk: ['vendor-sdk', '1.0'],
+    });
     pypi = await startFakeUpstream();
     torch = await startFakeUpstream();
     vendor = await startFakeUpstream();
@@ -82,7 +81,6 @@ describe('several upstreams', () => {
   after(async () => {
     await l.close();
     for (const u of [pypi, torch, vendor]) await u.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('a project matching an upstream’s patterns comes only from that upstream, files included', async () => {

@@ -5,17 +5,16 @@
  * upload time, deny and allow lists, reloads, private projects never held back, and name collisions.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Settings } from '../../src/config/schema.js';
-import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
+import type { BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet, type Got } from '../helpers/raw-get.js';
-import { uploadForm } from '../helpers/upload-form.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
+import { publish } from '../helpers/upload-form.js';
+import { buildWheelTable } from '../helpers/wheel-table.js';
 
 const DAY = 86_400_000;
 const get = (url: string, headers: Record<string, string> = {}) => rawGet(url, { headers });
@@ -35,11 +34,11 @@ const yankedReasons = (got: Got) =>
   );
 
 describe('supply-chain policy', () => {
-  let dir: string;
+  const dir = suiteTempDir('larder-policy-');
   let up: FakeUpstream;
   let htmlUp: FakeUpstream;
   const larders: TestLarder[] = [];
-  const d: Record<string, BuiltDist> = {};
+  let d: Record<string, BuiltDist>;
   const start = Date.UTC(2026, 5, 1);
 
   const larder = async (overrides: Partial<Settings>, clock = new ManualClock(start)) => {
@@ -49,16 +48,14 @@ describe('supply-chain policy', () => {
   };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-policy-'));
-    const specs: [string, string, string][] = [
-      ['old', 'fresh-lib', '1.0'],
-      ['new', 'fresh-lib', '2.0'],
-      ['evil', 'evil-pkg', '1.0'],
-      ['other', 'other-lib', '3.0'],
-      ['mine', 'acme-internal', '1.0'],
-      ['theirs', 'acme-internal', '99.0'],
-    ];
-    for (const [key, name, version] of specs) d[key] = await buildWheel(join(dir, key), { name, version });
+    d = await buildWheelTable(dir, {
+      old: ['fresh-lib', '1.0'],
+      new: ['fresh-lib', '2.0'],
+      evil: ['evil-pkg', '1.0'],
+      other: ['other-lib', '3.0'],
+      mine: ['acme-internal', '1.0'],
+      theirs: ['acme-internal', '99.0'],
+    });
     up = await startFakeUpstream();
     up.addProject('fresh-lib', [d.old!, d.new!], {
       uploadTime: { [d.old!.filename]: new Date(start - 30 * DAY), [d.new!.filename]: new Date(start - 3_600_000) },
@@ -74,7 +71,6 @@ describe('supply-chain policy', () => {
     for (const l of larders) await l.close();
     await up.close();
     await htmlUp.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('the cooldown marks young files yanked with the reason on simple pages, leaves them off the JSON API, refuses them as downloads, and lets them through once old enough', async () => {
@@ -201,12 +197,7 @@ describe('supply-chain policy', () => {
   test('private projects are never held back, and an upstream project with a private name is a recorded collision the private project wins', async () => {
     const { l } = await larder({ minReleaseAge: 3 * DAY, allow: ['fresh-lib'] });
     await l.addUser('alice', 'alice-password');
-    const res = await fetch(`${l.url}/legacy/`, {
-      method: 'POST',
-      body: await uploadForm(d.mine!),
-      headers: { Authorization: basicAuth('alice', 'alice-password') },
-    });
-    assert.equal(res.status, 200, await res.text());
+    await publish(l.url, basicAuth('alice', 'alice-password'), d.mine!);
     assert.deepEqual(filenames(await get(`${l.url}/simple/acme-internal/`, { Accept: PIP_ACCEPT })), [d.mine!.filename]);
 
     up.addProject('acme-internal', [d.theirs!], { uploadTime: new Date(start - 30 * DAY) });

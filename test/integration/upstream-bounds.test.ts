@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Settings } from '../../src/config/schema.js';
 import { UpstreamFetcher } from '../../src/upstream/upstream-fetcher.js';
 import type { ProjectName } from '../../src/model/names.js';
@@ -18,11 +18,11 @@ import type { FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { eventually } from '../helpers/eventually.js';
 import type { TestLarder } from '../helpers/larder.js';
-import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
+import { suiteUpstreamBench } from '../helpers/upstream-bench.js';
 import { rawGet } from '../helpers/raw-get.js';
 
 describe('upstream bounds', () => {
-  let bench: UpstreamBench;
+  const bench = suiteUpstreamBench('larder-bounds-');
   let up: FakeUpstream;
   let big: BuiltDist;
   let wordy: BuiltDist;
@@ -31,13 +31,10 @@ describe('upstream bounds', () => {
   const filesFetched = (dist: BuiltDist, suffix = '') => up.requestsTo('/files/').filter((r) => r.path.endsWith(`${dist.filename}${suffix}`));
 
   before(async () => {
-    bench = await startUpstreamBench('larder-bounds-');
     up = bench.up;
     big = await bench.offerWheel({ name: 'big', version: '1.0', dataFile: { bytes: 3 * 1024 * 1024, seed: 'bounds-big' } });
     wordy = await bench.offerWheel({ name: 'wordy', version: '1.0', description: 'words '.repeat(2000) });
   });
-
-  after(() => bench?.close());
 
   test('a file whose advertised size is over LARDER_MAX_FILE_SIZE: 502 naming the setting, and no request for it', async () => {
     const l = await larder({ maxFileSize: 1024 * 1024 });

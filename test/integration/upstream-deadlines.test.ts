@@ -5,13 +5,13 @@
  * and does not hold the project after it recovers. Files have only the idle time-out.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Settings } from '../../src/config/schema.js';
 import type { BuiltDist } from '../fixtures/dists.js';
 import type { FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { eventually } from '../helpers/eventually.js';
-import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
+import { suiteUpstreamBench } from '../helpers/upstream-bench.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 
@@ -25,26 +25,23 @@ const STALE_WAIT = 300;
 const CLIENT_WAIT = 20_000;
 
 describe('upstream deadlines', () => {
-  let bench: UpstreamBench;
+  const bench = suiteUpstreamBench('larder-deadlines-', {
+    // Per-try time-outs far longer than the deadline: only the deadline can bound these answers.
+    upstreamHeadersTimeout: 30_000,
+    upstreamBodyTimeout: 30_000,
+    upstreamRetries: 2,
+    upstreamDeadline: DEADLINE,
+    staleWait: STALE_WAIT,
+  });
   let up: FakeUpstream;
   let big: BuiltDist;
   const larder = (overrides: Partial<Settings> = {}, clock?: ManualClock) => bench.larder(overrides, { clock });
 
   before(async () => {
-    bench = await startUpstreamBench('larder-deadlines-', {
-      // Per-try time-outs far longer than the deadline: only the deadline can bound these answers.
-      upstreamHeadersTimeout: 30_000,
-      upstreamBodyTimeout: 30_000,
-      upstreamRetries: 2,
-      upstreamDeadline: DEADLINE,
-      staleWait: STALE_WAIT,
-    });
     up = bench.up;
     for (const name of ['hung', 'stale', 'trickle', 'api', 'rootless']) await bench.offerWheel({ name, version: '1.0' });
     big = await bench.offerWheel({ name: 'big', version: '1.0', dataFile: { bytes: 3 * 1024 * 1024, seed: 'deadline-big' } });
   });
-
-  after(() => bench?.close());
 
   test('an upstream that never answers: 504 at the deadline (not retries × time-outs), naming the upstream and the deadline', async () => {
     const l = await larder();

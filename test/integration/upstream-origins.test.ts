@@ -12,25 +12,23 @@ import type { BuiltDist } from '../fixtures/dists.js';
 import type { FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
 import { startLoggingServer, type LoggingServer } from '../fixtures/upstream/logging-server.js';
-import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
+import { suiteUpstreamBench } from '../helpers/upstream-bench.js';
 import { PIP_ACCEPT, rawGet } from '../helpers/raw-get.js';
 
 describe('where files may come from', () => {
-  let bench: UpstreamBench;
+  const bench = suiteUpstreamBench('larder-origins-', { upstreamRetries: 0 });
   let up: FakeUpstream;
   let other: LoggingServer;
   let wheel: BuiltDist;
   const larder = (overrides: Partial<Settings> = {}) => bench.larder(overrides);
 
   before(async () => {
-    bench = await startUpstreamBench('larder-origins-', { upstreamRetries: 0 });
     up = bench.up;
     wheel = await bench.offerWheel({ name: 'elsewhere', version: '1.0' });
     other = await startLoggingServer({ files: [wheel] });
   });
 
   after(async () => {
-    await bench?.close();
     await other?.close();
   });
 

@@ -53,9 +53,10 @@ describe('the account page: API tokens', () => {
   const tokenAuth = (token: string) => basicAuth('__token__', token);
 
   /** Creates a token on the web page; the answer's page. */
-  const createToken = async (cookie: string, fields: [string, string][]): Promise<Response> => {
+  /** Sends the token form with `fields` in query-string form (`description=CI&scope=all`). */
+  const createToken = async (cookie: string, fields: string): Promise<Response> => {
     const csrf = formToken(await web.page('/account/', cookie));
-    return web.post('/account/tokens/', [['csrf', csrf], ...fields], { Cookie: cookie });
+    return web.post('/account/tokens/', [['csrf', csrf], ...new URLSearchParams(fields)], { Cookie: cookie });
   };
   const secretOf = (html: string) => {
     const m = /<code>(larder-[A-Za-z0-9_-]{43})<\/code>/.exec(html);
@@ -97,11 +98,7 @@ describe('the account page: API tokens', () => {
 
   test('a token is created, shown once, uploads as __token__, is listed without its secret, and is revoked', async () => {
     const cookie = await web.login('alice', 'alice-password');
-    const res = await createToken(cookie, [
-      ['description', 'CI uploads'],
-      ['scope', 'all'],
-      ['expires', '90d'],
-    ]);
+    const res = await createToken(cookie, 'description=CI uploads&scope=all&expires=90d');
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cache-control'), 'no-store');
     const html = await res.text();
@@ -142,12 +139,7 @@ describe('the account page: API tokens', () => {
 
   test('a token limited to chosen projects uploads only there; projects the user does not own are refused', async () => {
     const cookie = await web.login('alice', 'alice-password');
-    const res = await createToken(cookie, [
-      ['description', 'widgets only'],
-      ['scope', 'projects'],
-      ['project', 'acme-widgets'],
-      ['expires', 'never'],
-    ]);
+    const res = await createToken(cookie, 'description=widgets only&scope=projects&project=acme-widgets&expires=never');
     assert.equal(res.status, 200);
     const token = secretOf(await res.text());
     assert.equal((await upload('acme-widgets', tokenAuth(token))).status, 200);
@@ -156,43 +148,23 @@ describe('the account page: API tokens', () => {
     assert.deepEqual(record.projects, ['acme-widgets']);
     assert.equal(record.expiresAt, undefined, 'never expires');
 
-    const foreign = await createToken(cookie, [
-      ['description', 'sneaky'],
-      ['scope', 'projects'],
-      ['project', 'bobs-thing'],
-      ['expires', '30d'],
-    ]);
-    assert.equal(foreign.status, 400);
-    assert.match(await foreign.text(), /You neither own nor maintain bobs-thing/);
-    const none = await createToken(cookie, [
-      ['description', 'nothing chosen'],
-      ['scope', 'projects'],
-      ['expires', '30d'],
-    ]);
-    assert.equal(none.status, 400);
-    assert.match(await none.text(), /Choose at least one project/);
-    const nameless = await createToken(cookie, [
-      ['scope', 'all'],
-      ['expires', '30d'],
-    ]);
-    assert.equal(nameless.status, 400);
-    const badExpiry = await createToken(cookie, [
-      ['description', 'x'],
-      ['scope', 'all'],
-      ['expires', 'tomorrow-ish'],
-    ]);
-    assert.equal(badExpiry.status, 400);
-    assert.match(await badExpiry.text(), /Expiry: &#39;tomorrow-ish&#39; is not/);
+    const refusals: [string, RegExp | null][] = [
+      ['description=sneaky&scope=projects&project=bobs-thing&expires=30d', /You neither own nor maintain bobs-thing/],
+      ['description=nothing chosen&scope=projects&expires=30d', /Choose at least one project/],
+      ['scope=all&expires=30d', null],
+      ['description=x&scope=all&expires=tomorrow-ish', /Expiry: &#39;tomorrow-ish&#39; is not/],
+    ];
+    for (const [fields, message] of refusals) {
+      const refused = await createToken(cookie, fields);
+      assert.equal(refused.status, 400, fields);
+      if (message) assert.match(await refused.text(), message);
+    }
     assert.equal(server.larder.meta.listTokens('alice').filter((t) => t.description !== 'widgets only').length, 0, 'nothing refused was created');
   });
 
   test('an expired token is refused with a message naming it and its expiry (the clock is moved)', async () => {
     const cookie = await web.login('bob', 'bob-password');
-    const res = await createToken(cookie, [
-      ['description', 'short-lived'],
-      ['scope', 'all'],
-      ['expires', '30d'],
-    ]);
+    const res = await createToken(cookie, 'description=short-lived&scope=all&expires=30d');
     const token = secretOf(await res.text());
     const { id } = server.larder.meta.listTokens('bob').find((t) => t.description === 'short-lived')!;
     clock.advance(29 * DAY);

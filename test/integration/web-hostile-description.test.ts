@@ -6,12 +6,12 @@
  * gives the whole description.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { buildWheel } from '../fixtures/dists.js';
 import { basicAuth, type TestLarder } from '../helpers/larder.js';
-import { startUpstreamBench, type UpstreamBench } from '../helpers/upstream-bench.js';
+import { suiteUpstreamBench } from '../helpers/upstream-bench.js';
 import { rawGet } from '../helpers/raw-get.js';
-import { uploadForm } from '../helpers/upload-form.js';
+import { publish } from '../helpers/upload-form.js';
 
 const HOSTILE = '<div>'.repeat(Math.ceil((1024 * 1024) / 5));
 /** Another description, so that the upstream's is not answered from the cache by the uploaded one's. */
@@ -40,12 +40,11 @@ function assertCut(html: string, length: string): void {
 }
 
 describe('a 1 MiB description of nested unclosed <div>s', () => {
-  let bench: UpstreamBench;
+  const bench = suiteUpstreamBench('larder-hostile-description-', { upstreamRetries: 0 });
   let dir: string;
   let server: TestLarder;
 
   before(async () => {
-    bench = await startUpstreamBench('larder-hostile-description-', { upstreamRetries: 0 });
     dir = bench.dir;
     const upstreamWheels = await Promise.all(
       ['1.0', '1.1'].map((version) => buildWheel(dir, { name: 'freeze-up', version, description: UPSTREAM_HOSTILE, extraMetadata: MARKDOWN })),
@@ -55,15 +54,9 @@ describe('a 1 MiB description of nested unclosed <div>s', () => {
     await server.addUser('alice', 'alice-password');
     for (const version of ['1.0', '1.1']) {
       const wheel = await buildWheel(dir, { name: 'freeze-own', version });
-      const res = await fetch(`${server.url}/legacy/`, {
-        method: 'POST',
-        headers: { Authorization: basicAuth('alice', 'alice-password') },
-        body: await uploadForm(wheel, { description: HOSTILE, description_content_type: 'text/markdown' }),
-      });
-      assert.equal(res.status, 200, await res.text());
+      await publish(server.url, basicAuth('alice', 'alice-password'), wheel, { description: HOSTILE, description_content_type: 'text/markdown' });
     }
   });
-  after(() => bench?.close());
 
   test('uploaded: the page shows it cut and escaped; the other version with the same description comes from the cache', async () => {
     const before = await renders(server.url);
@@ -84,15 +77,10 @@ describe('a 1 MiB description of nested unclosed <div>s', () => {
   });
 
   test('a Markdown description under the cap is rendered on the worker and sanitized', async () => {
-    const res = await fetch(`${server.url}/legacy/`, {
-      method: 'POST',
-      headers: { Authorization: basicAuth('alice', 'alice-password') },
-      body: await uploadForm(await buildWheel(dir, { name: 'fine-own', version: '1.0' }), {
-        description: '# Fine\n\n<img src=x onerror="alert(1)">',
-        description_content_type: 'text/markdown',
-      }),
+    await publish(server.url, basicAuth('alice', 'alice-password'), await buildWheel(dir, { name: 'fine-own', version: '1.0' }), {
+      description: '# Fine\n\n<img src=x onerror="alert(1)">',
+      description_content_type: 'text/markdown',
     });
-    assert.equal(res.status, 200, await res.text());
     const before = await renders(server.url);
     const html = await projectPage(server.url, '/project/fine-own/');
     assert.match(html, /<h1>Fine<\/h1>/);

@@ -1,43 +1,33 @@
 /** The web pages of a proxying larder (fake upstream): upstream project pages, and search across private, cached and listed projects. */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel } from '../fixtures/dists.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
+import { addAliceWithRelease } from '../helpers/alice-release.js';
 import { eventually } from '../helpers/eventually.js';
-import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PIP_ACCEPT } from '../helpers/raw-get.js';
-import { uploadForm } from '../helpers/upload-form.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 describe('web pages with an upstream', () => {
   let up: FakeUpstream;
   let server: TestLarder;
-  let dir: string;
+  const dir = suiteTempDir('larder-web-up-');
   const clock = new ManualClock(Date.now());
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-web-up-'));
     up = await startFakeUpstream();
     up.addProject('Upstream.Thing', [await buildWheel(dir, { name: 'Upstream.Thing', version: '3.0', requiresPython: '>=3.8' })], {
       yanked: { 'upstream_thing-3.0-py3-none-any.whl': 'bad wheel' },
     });
     up.addProject('other-thing', [await buildWheel(dir, { name: 'other-thing', version: '1.0' })]);
     server = await startLarder({ upstream: up.url }, undefined, { clock });
-    await server.addUser('alice', 'alice-password');
-    const res = await fetch(`${server.url}/legacy/`, {
-      method: 'POST',
-      headers: { Authorization: basicAuth('alice', 'alice-password') },
-      body: await uploadForm(await buildWheel(dir, { name: 'thing-private', version: '0.1' })),
-    });
-    assert.equal(res.status, 200, await res.text());
+    await addAliceWithRelease(server, dir, { name: 'thing-private', version: '0.1' });
   });
   after(async () => {
     await server.close();
     await up.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('an upstream project page: files, yanked reason, no description rendering needed', async () => {

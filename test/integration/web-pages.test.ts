@@ -1,15 +1,13 @@
 /** The web pages over HTTP with a real server: rendering, sessions, form tokens, yanking, read auth. */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildWheel } from '../fixtures/dists.js';
 import { eventually } from '../helpers/eventually.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { uploadForm } from '../helpers/upload-form.js';
-import { cookieOf, formToken, postLogin } from '../helpers/web-forms.js';
+import { publish } from '../helpers/upload-form.js';
+import { cookieOf, formToken, postForm, postLogin } from '../helpers/web-forms.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const DESCRIPTION =
   '# Acme widgets\n\nSee <a href="javascript:alert(1)">this</a> <img src=x onerror="alert(2)"><script>alert(3)</script> and [docs](https://example.test/docs).';
@@ -19,33 +17,26 @@ const login = (url: string, user: string, password: string) => postLogin(url, us
 
 describe('web pages', () => {
   let server: TestLarder;
-  let dir: string;
+  const dir = suiteTempDir('larder-web-');
   const clock = new ManualClock(Date.UTC(2026, 10, 25, 12, 0, 0));
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-web-'));
     server = await startLarder({}, undefined, { clock });
     await server.addUser('alice', 'alice-password');
     await server.addUser('bob', 'bob-password');
     const auth = basicAuth('alice', 'alice-password');
     for (const version of ['1.0', '1.1']) {
       const wheel = await buildWheel(dir, { name: 'Acme.Widgets', version, requiresPython: '>=3.9' });
-      const res = await fetch(`${server.url}/legacy/`, {
-        method: 'POST',
-        headers: { Authorization: auth },
-        body: await uploadForm(wheel, {
-          description: DESCRIPTION,
-          description_content_type: 'text/markdown',
-          // A javascript: project URL is refused at upload now; test/unit/web-renderers.test.ts renders one safely.
-          project_urls: ['Source, https://example.test/src'],
-        }),
+      await publish(server.url, auth, wheel, {
+        description: DESCRIPTION,
+        description_content_type: 'text/markdown',
+        // A javascript: project URL is refused at upload now; test/unit/web-renderers.test.ts renders one safely.
+        project_urls: ['Source, https://example.test/src'],
       });
-      assert.equal(res.status, 200, await res.text());
     }
   });
   after(async () => {
     await server.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('/ says what the index is and gives set-up snippets with its own URL', async () => {
@@ -161,12 +152,7 @@ describe('web pages', () => {
     const page = await (await fetch(`${server.url}/project/acme-widgets/1.0/`, { headers: { Cookie: cookie } })).text();
     assert.ok(page.includes('Logged in as <strong>bob</strong>'));
     assert.ok(!page.includes('Manage this release'));
-    const res = await fetch(`${server.url}/project/acme-widgets/1.0/yank`, {
-      method: 'POST',
-      headers: { Cookie: cookie },
-      body: new URLSearchParams({ csrf: formToken(page) }),
-      redirect: 'manual',
-    });
+    const res = await postForm(`${server.url}/project/acme-widgets/1.0/yank`, cookie, page);
     assert.equal(res.status, 403);
   });
 
@@ -174,12 +160,7 @@ describe('web pages', () => {
     const cookie = cookieOf(await login(server.url, 'alice', 'alice-password'));
     const page = await (await fetch(`${server.url}/help/`, { headers: { Cookie: cookie } })).text();
     assert.ok(page.includes('Logged in as <strong>alice</strong>'));
-    const out = await fetch(`${server.url}/account/logout/`, {
-      method: 'POST',
-      headers: { Cookie: cookie },
-      body: new URLSearchParams({ csrf: formToken(page) }),
-      redirect: 'manual',
-    });
+    const out = await postForm(`${server.url}/account/logout/`, cookie, page);
     assert.equal(out.status, 303);
     assert.match(out.headers.get('set-cookie')!, /larder_session=; .*Max-Age=0/);
     const replayed = await (await fetch(`${server.url}/help/`, { headers: { Cookie: cookie } })).text();
@@ -201,12 +182,7 @@ describe('web pages', () => {
       const loggedOut = cookieOf(await login(restartable.url, 'carol', 'carol-password'));
       const stillIn = cookieOf(await login(restartable.url, 'carol', 'carol-password'));
       const page = await (await fetch(`${restartable.url}/help/`, { headers: { Cookie: loggedOut } })).text();
-      const out = await fetch(`${restartable.url}/account/logout/`, {
-        method: 'POST',
-        headers: { Cookie: loggedOut },
-        body: new URLSearchParams({ csrf: formToken(page) }),
-        redirect: 'manual',
-      });
+      const out = await postForm(`${restartable.url}/account/logout/`, loggedOut, page);
       assert.equal(out.status, 303);
       await restartable.stop();
       again = await startLarder({}, restartable.data, { clock });

@@ -5,8 +5,6 @@
  * refused project answers its API status with the rule; private projects never show a hold.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as cheerio from 'cheerio';
@@ -14,7 +12,8 @@ import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { uploadForm } from '../helpers/upload-form.js';
+import { publish } from '../helpers/upload-form.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -24,7 +23,7 @@ describe('web pages under the supply-chain policy', () => {
   const clock = new ManualClock(start);
   let up: FakeUpstream;
   let server: TestLarder;
-  let dir: string;
+  const dir = suiteTempDir('larder-web-policy-');
   const d: Record<string, BuiltDist> = {};
   const page = async (path: string) => {
     const res = await fetch(`${server.url}${path}`);
@@ -36,7 +35,6 @@ describe('web pages under the supply-chain policy', () => {
       .get();
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-web-policy-'));
     for (const [key, name, version] of [
       ['old', 'fresh-lib', '1.0'],
       ['new', 'fresh-lib', '2.0'],
@@ -56,17 +54,11 @@ describe('web pages under the supply-chain policy', () => {
     // The deny list names a private project too (acme*): the policy never applies to private projects.
     server = await startLarder({ upstream: up.url, minReleaseAge: 3 * DAY, deny: ['evil-pkg', 'fresh-lib<0.95', 'acme*'] }, undefined, { clock });
     await server.addUser('alice', 'alice-password');
-    const res = await fetch(`${server.url}/legacy/`, {
-      method: 'POST',
-      headers: { Authorization: basicAuth('alice', 'alice-password') },
-      body: await uploadForm(d.mine!),
-    });
-    assert.equal(res.status, 200, await res.text());
+    await publish(server.url, basicAuth('alice', 'alice-password'), d.mine!);
   });
   after(async () => {
     await server.close();
     await up.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('a project page lists the releases held back, with the rule and when each becomes available, until the clock passes it', async () => {

@@ -5,8 +5,6 @@
  * LARDER_READ_AUTH the page asks for a login and the JSON answers 401.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as cheerio from 'cheerio';
@@ -15,7 +13,8 @@ import { type FakeUpstream, startFakeUpstream } from '../fixtures/fake-upstream.
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { eventually } from '../helpers/eventually.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { uploadForm } from '../helpers/upload-form.js';
+import { publish } from '../helpers/upload-form.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 interface StatsJson {
   top_packages: Record<string, { size: number }>;
@@ -31,17 +30,15 @@ describe('/stats/', () => {
   let pypi: FakeUpstream;
   let pytorch: FakeUpstream;
   let server: TestLarder;
-  let dir: string;
+  const dir = suiteTempDir('larder-web-stats-');
   const d: Record<string, BuiltDist> = {};
   const auth = basicAuth('alice', 'alice-password');
   const upload = async (dist: BuiltDist) => {
-    const res = await fetch(`${server.url}/legacy/`, { method: 'POST', headers: { Authorization: auth }, body: await uploadForm(dist) });
-    assert.equal(res.status, 200, await res.text());
+    await publish(server.url, auth, dist);
   };
   const json = async () => (await (await fetch(`${server.url}/stats/`, { headers: { Accept: 'application/json' } })).json()) as StatsJson;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-web-stats-'));
     d.mine1 = await buildWheel(join(dir, 'm1'), { name: 'Acme.Internal', version: '1.0' });
     d.mine2 = await buildWheel(join(dir, 'm2'), { name: 'Acme.Internal', version: '1.1', dataFile: { bytes: 20_000 } });
     d.mine3 = await buildWheel(join(dir, 'm3'), { name: 'acme-later', version: '1.0' });
@@ -81,7 +78,6 @@ describe('/stats/', () => {
     await server.close();
     await pypi.close();
     await pytorch.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   test('JSON: private and cached upstream files and bytes on their own, and the total of both', async () => {

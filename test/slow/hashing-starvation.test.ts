@@ -6,48 +6,27 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
-import { addAlice, startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { suiteChildServer } from '../helpers/child-server.js';
 import { basicAuth } from '../helpers/larder.js';
 import { rawGet } from '../helpers/raw-get.js';
-import { uploadForm } from '../helpers/upload-form.js';
+import { publish } from '../helpers/upload-form.js';
 
 const IN_FLIGHT = 32;
 const PER_CLIENT = 4;
 
 describe('password hashing and file serving', () => {
-  let tmp: string;
-  let data: string;
-  let server: ChildServer;
+  const suite = suiteChildServer('larder-starve-', { env: { UV_THREADPOOL_SIZE: '1', LARDER_LOGIN_FAILURE_LIMIT: '100000' } });
   let wheel: BuiltDist;
 
   before(async () => {
-    tmp = await mkdtemp(join(tmpdir(), 'larder-starve-'));
-    data = join(tmp, 'data');
-    await addAlice(data);
-    server = await startChildServer(['--data', data, '--upstream', 'none'], {
-      UV_THREADPOOL_SIZE: '1',
-      LARDER_LOGIN_FAILURE_LIMIT: '100000',
-    });
-    wheel = await buildWheel(tmp, { name: 'big-private', version: '1.0', dataFile: { bytes: 4 * 1024 * 1024 } });
-    const res = await fetch(`${server.url}/legacy/`, {
-      method: 'POST',
-      body: await uploadForm(wheel),
-      headers: { Authorization: basicAuth('alice', 'alice-password') },
-    });
-    assert.equal(res.status, 200, res.statusText);
-  });
-  after(async () => {
-    await server?.stop('SIGTERM');
-    await rm(tmp, { recursive: true, force: true });
+    wheel = await buildWheel(suite.dir, { name: 'big-private', version: '1.0', dataFile: { bytes: 4 * 1024 * 1024 } });
+    await publish(suite.server.url, basicAuth('alice', 'alice-password'), wheel);
   });
 
   test('a 4 MiB private file is served quickly while wrong passwords are being hashed', async (t) => {
-    const fileUrl = `${server.url}/packages/big-private/${wheel.filename}`;
+    const fileUrl = `${suite.server.url}/packages/big-private/${wheel.filename}`;
     const fetchFile = async () => {
       const got = await rawGet(fileUrl, { timeoutMs: 120_000 });
       assert.equal(got.status, 200);
@@ -62,7 +41,7 @@ describe('password hashing and file serving', () => {
       Array.from({ length: IN_FLIGHT }, async (_, client) => {
         for (let i = 0; i < PER_CLIENT; i++) {
           // Different passwords: identical concurrent credentials would share one hash.
-          const res = await fetch(`${server.url}/api/projects/big-private`, {
+          const res = await fetch(`${suite.server.url}/api/projects/big-private`, {
             method: 'DELETE',
             headers: { Authorization: basicAuth('alice', `guess-${client}-${i}`) },
           });

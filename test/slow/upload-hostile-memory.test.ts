@@ -7,13 +7,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { digestBuffer } from '../fixtures/hashes.js';
-import { addAlice, startChildServer, type ChildServer } from '../helpers/child-server.js';
+import { suiteChildServer } from '../helpers/child-server.js';
 import { basicAuth } from '../helpers/larder.js';
 import { uploadForm } from '../helpers/upload-form.js';
 import { paxHeader, tarData, tarHeader, writeRawTarGz } from '../helpers/upload-archives.js';
@@ -29,19 +28,7 @@ async function peakRss(pid: number): Promise<number> {
 }
 
 describe('an sdist of many long top-level names', { skip: !existsSync('/proc/self/status') && 'needs /proc' }, () => {
-  let tmp: string;
-  let server: ChildServer;
-
-  before(async () => {
-    tmp = await mkdtemp(join(tmpdir(), 'larder-names-'));
-    const data = join(tmp, 'data');
-    await addAlice(data);
-    server = await startChildServer(['--data', data, '--upstream', 'none']);
-  });
-  after(async () => {
-    await server?.stop('SIGTERM');
-    await rm(tmp, { recursive: true, force: true });
-  });
+  const suite = suiteChildServer('larder-names-');
 
   test('is refused at its second name, and the server does not grow by what the names would take', async () => {
     // 80,000 names of 3,000 characters: 240 MB of names, about 320 MB of tar, a few MB packed.
@@ -57,8 +44,8 @@ describe('an sdist of many long top-level names', { skip: !existsSync('/proc/sel
         yield tarHeader(name, { type: '5' });
       }
     }
-    const like: BuiltDist = await buildWheel(join(tmp, 'like'), { name: 'many-names', version: '1.0' });
-    const path = await writeRawTarGz(join(tmp, 'many_names-1.0.tar.gz'), members());
+    const like: BuiltDist = await buildWheel(join(suite.dir, 'like'), { name: 'many-names', version: '1.0' });
+    const path = await writeRawTarGz(join(suite.dir, 'many_names-1.0.tar.gz'), members());
     const bytes = await readFile(path);
     const sdist: BuiltDist = {
       ...like,
@@ -69,18 +56,18 @@ describe('an sdist of many long top-level names', { skip: !existsSync('/proc/sel
       pythonVersion: 'source',
     };
 
-    const before = await peakRss(server.child.pid!);
-    const res = await fetch(`${server.url}/legacy/`, {
+    const before = await peakRss(suite.server.child.pid!);
+    const res = await fetch(`${suite.server.url}/legacy/`, {
       method: 'POST',
       body: await uploadForm(sdist),
       headers: { Authorization: basicAuth('alice', 'alice-password') },
     });
     assert.equal(res.status, 400);
     assert.equal(res.statusText, 'Invalid distribution file. Incorrect number of top-level directories in sdist');
-    const growth = (await peakRss(server.child.pid!)) - before;
+    const growth = (await peakRss(suite.server.child.pid!)) - before;
     // Keeping every name (larder before issue 25) grows the heap by more than the 240 MB of names.
     assert.ok(growth < 100 * MiB, `peak RSS grew by ${(growth / MiB).toFixed(0)} MB for a ${(bytes.length / MiB).toFixed(1)} MB upload`);
-    const health = await fetch(`${server.url}/simple/`);
+    const health = await fetch(`${suite.server.url}/simple/`);
     assert.equal(health.status, 200);
   });
 });

@@ -1,8 +1,5 @@
 /** Authenticator: unknown users cost a hash, limited attempts cost none, concurrent checks are counted and shared. */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Authenticator } from '../../src/auth/authenticator.js';
 import { LoginLimiter } from '../../src/auth/login-limiter.js';
@@ -13,6 +10,7 @@ import type { IndexStore } from '../../src/store/index-store.js';
 import { openStorage } from '../../src/store/local/open-storage.js';
 import type { Storage } from '../../src/store/storage.js';
 import { ManualClock } from '../helpers/manual-clock.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const password = (user: string, pw: string) => ({ kind: 'password' as const, user, password: pw });
 
@@ -41,24 +39,22 @@ class CountingVerifier implements PasswordVerifier {
 }
 
 describe('authenticator', () => {
-  let dir: string;
   let storage: Storage;
   let meta: IndexStore;
   let hasher: PasswordHasher;
   let aliceHash: string;
+  after(async () => {
+    await hasher.close();
+    await storage.close();
+  });
+  const dir = suiteTempDir('larder-auth-');
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'larder-auth-'));
     storage = openStorage(dir);
     meta = storage.index;
     hasher = new PasswordHasher();
     aliceHash = await hasher.hash('alice-password');
     await meta.putUser({ name: 'alice', passwordHash: aliceHash, admin: false, createdAt: new Date().toISOString() });
-  });
-  after(async () => {
-    await hasher.close();
-    await storage.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   const make = (limit = 10, verifier: PasswordVerifier = hasher, refusals: string[] = []) =>

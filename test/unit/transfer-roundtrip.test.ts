@@ -4,8 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
@@ -16,6 +14,7 @@ import { exportArchive } from '../../src/transfer/export.js';
 import { importArchive, type ImportSummary } from '../../src/transfer/import.js';
 import { RECORD_KINDS, storedRecords } from '../helpers/stored-records.js';
 import { publishInput, type StorageFactory } from '../helpers/storage-fixtures.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -64,13 +63,16 @@ async function fill(storage: Storage): Promise<void> {
 
 function roundTrip(name: string, open: StorageFactory): void {
   describe(`${name}: every record kind round-trips through export and import`, () => {
-    let dir: string;
     let source: Storage;
     let target: Storage;
     let summary: ImportSummary;
+    after(async () => {
+      await source?.close();
+      await target?.close();
+    });
+    const dir = suiteTempDir('larder-roundtrip-unit-');
 
     before(async () => {
-      dir = await mkdtemp(join(tmpdir(), 'larder-roundtrip-unit-'));
       source = await open(join(dir, 'source'));
       target = await open(join(dir, 'target'));
       await source.blobs.init();
@@ -79,11 +81,6 @@ function roundTrip(name: string, open: StorageFactory): void {
       const file = join(dir, 'all.tar');
       await exportArchive({ storage: source, file, options: { private: true, cache: true, projects: null, includeUsers: true } });
       summary = await importArchive({ storage: target, file, trust: { users: true, admins: true } });
-    });
-    after(async () => {
-      await source?.close();
-      await target?.close();
-      if (dir) await rm(dir, { recursive: true, force: true });
     });
 
     for (const kind of RECORD_KINDS.filter((k) => k !== 'projects' && k !== 'changelog')) {

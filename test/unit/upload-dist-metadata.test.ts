@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { LarderError } from '../../src/base/errors.js';
 import { readWheelMetadata } from '../../src/archive/dist-metadata.js';
 import { checkSdist } from '../../src/upload/sdist-check.js';
-import { metadataText, paxHeader, tarData, tarHeader, writeRawTarGz, writeTarGz, writeWheel, writeZip } from '../helpers/upload-archives.js';
+import { metadataText, paxHeader, tarData, tarHeader, writeRawTarGz, type TarMember, writeTarGz, writeWheel, writeZip } from '../helpers/upload-archives.js';
 
 let dir: string;
 before(async () => {
@@ -177,39 +177,49 @@ describe('checkSdist', () => {
     await checkSdist(path, 'dot-1.0.tar.gz');
   });
 
-  it('refuses two top-level directories', async () => {
-    const path = await writeTarGz(join(dir, 'two-1.0.tar.gz'), [
-      { name: 'two-1.0/PKG-INFO', content: 'x' },
-      { name: 'other/file', content: 'y' },
-    ]);
-    await rejectsWith(checkSdist(path, 'two-1.0.tar.gz'), 'Invalid distribution file. Incorrect number of top-level directories in sdist');
-  });
-
-  it('refuses a file next to the top-level directory', async () => {
-    const path = await writeTarGz(join(dir, 'loose-1.0.tar.gz'), [
-      { name: 'loose-1.0/PKG-INFO', content: 'x' },
-      { name: 'README', content: 'y' },
-    ]);
-    await rejectsWith(checkSdist(path, 'loose-1.0.tar.gz'), 'Invalid distribution file. Incorrect number of top-level directories in sdist');
-  });
-
-  it('refuses an empty archive', async () => {
-    const path = await writeTarGz(join(dir, 'empty-1.0.tar.gz'), []);
-    await rejectsWith(checkSdist(path, 'empty-1.0.tar.gz'), 'Invalid distribution file. Incorrect number of top-level directories in sdist');
-  });
-
-  it('refuses an sdist without PKG-INFO at the top of its directory', async () => {
-    const path = await writeTarGz(join(dir, 'nopkg-1.0.tar.gz'), [
-      { name: 'nopkg-1.0/src/PKG-INFO', content: 'x' },
-      { name: 'nopkg-1.0/setup.py', content: '' },
-    ]);
-    await rejectsWith(checkSdist(path, 'nopkg-1.0.tar.gz'), 'Invalid distribution file. PKG-INFO not found at nopkg-1.0/PKG-INFO');
-  });
-
-  it('refuses a PKG-INFO that is a directory', async () => {
-    const path = await writeTarGz(join(dir, 'dirpkg-1.0.tar.gz'), [{ name: 'dirpkg-1.0/PKG-INFO', type: 'directory' }]);
-    await rejectsWith(checkSdist(path, 'dirpkg-1.0.tar.gz'), 'Invalid distribution file. PKG-INFO not found at dirpkg-1.0/PKG-INFO');
-  });
+  const TOP = 'Incorrect number of top-level directories in sdist';
+  const refusedSdists: [string, string, TarMember[], string][] = [
+    [
+      'refuses two top-level directories',
+      'two-1.0.tar.gz',
+      [
+        { name: 'two-1.0/PKG-INFO', content: 'x' },
+        { name: 'other/file', content: 'y' },
+      ],
+      TOP,
+    ],
+    [
+      'refuses a file next to the top-level directory',
+      'loose-1.0.tar.gz',
+      [
+        { name: 'loose-1.0/PKG-INFO', content: 'x' },
+        { name: 'README', content: 'y' },
+      ],
+      TOP,
+    ],
+    ['refuses an empty archive', 'empty-1.0.tar.gz', [], TOP],
+    [
+      'refuses an sdist without PKG-INFO at the top of its directory',
+      'nopkg-1.0.tar.gz',
+      [
+        { name: 'nopkg-1.0/src/PKG-INFO', content: 'x' },
+        { name: 'nopkg-1.0/setup.py', content: '' },
+      ],
+      'PKG-INFO not found at nopkg-1.0/PKG-INFO',
+    ],
+    [
+      'refuses a PKG-INFO that is a directory',
+      'dirpkg-1.0.tar.gz',
+      [{ name: 'dirpkg-1.0/PKG-INFO', type: 'directory' }],
+      'PKG-INFO not found at dirpkg-1.0/PKG-INFO',
+    ],
+  ];
+  for (const [title, filename, members, message] of refusedSdists) {
+    it(title, async () => {
+      const path = await writeTarGz(join(dir, filename), members);
+      await rejectsWith(checkSdist(path, filename), `Invalid distribution file. ${message}`);
+    });
+  }
 
   it('refuses something that is not a gzipped tar', async () => {
     const notGz = join(dir, 'plain-1.0.tar.gz');

@@ -11,6 +11,7 @@ import { blake2b } from 'hash-wasm';
 import { LarderError } from '../../src/base/errors.js';
 import { formatSize } from '../../src/upload/receive.js';
 import { startReceiver, type Outcome, type Receiver } from '../helpers/upload-receiver.js';
+import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const digestsOf = async (bytes: Buffer) => ({
   md5: createHash('md5').update(bytes).digest('hex'),
@@ -47,21 +48,34 @@ function rawRequest(port: number, headers: Record<string, string>, body: Buffer 
 }
 
 describe('receiveUpload', () => {
-  let tmp: string;
+  const tmp = suiteTempDir('larder-receive-');
   let receiver: Receiver;
   const MAX = 64 * 1024;
 
   before(async () => {
-    tmp = await mkdtemp(join(tmpdir(), 'larder-receive-'));
     receiver = await startReceiver({ tmpDir: tmp, maxFileSize: MAX, maxSignatureSize: 1024 });
   });
   after(async () => {
     await receiver.close();
-    await rm(tmp, { recursive: true, force: true });
   });
   beforeEach(async () => {
     for (const f of await readdir(tmp)) await rm(join(tmp, f), { force: true });
   });
+
+  /** Posts `form` and returns what the receiver made of it, failing unless it was received whole. */
+  const received = async (form: FormData, url = receiver.url) => {
+    await fetch(url, { method: 'POST', body: form });
+    const outcome = await receiver.next();
+    assert.ok(outcome.ok);
+    return outcome.upload;
+  };
+  /** Posts `form`, expects the receiver to refuse it with `status` and `message` and to leave no temporary file; returns the answer. */
+  const refused = async (form: FormData, status: number, message: string) => {
+    const response = await fetch(receiver.url, { method: 'POST', body: form });
+    expectError(await receiver.next(), status, message);
+    assert.deepEqual(await readdir(tmp), []);
+    return response;
+  };
 
   it('collects repeated fields, streams the file parts to disk and hashes them', async () => {
     const content = randomBytes(40_000);
@@ -112,42 +126,33 @@ describe('receiveUpload', () => {
   it('hashes an empty file', async () => {
     const form = new FormData();
     form.append('content', new Blob([], { type: 'application/octet-stream' }), 'empty.whl');
-    await fetch(receiver.url, { method: 'POST', body: form });
-    const outcome = await receiver.next();
-    assert.ok(outcome.ok);
-    assert.equal(outcome.upload.content!.size, 0);
-    assert.equal(outcome.upload.content!.sha256, createHash('sha256').digest('hex'));
-    await outcome.upload.cleanup();
+    const upload = await received(form);
+    assert.equal(upload.content!.size, 0);
+    assert.equal(upload.content!.sha256, createHash('sha256').digest('hex'));
+    await upload.cleanup();
   });
 
   it('takes :action from the query string when the form has none', async () => {
     const form = new FormData();
     form.append('name', 'x');
-    await fetch(`${receiver.url}?:action=file_upload`, { method: 'POST', body: form });
-    const outcome = await receiver.next();
-    assert.ok(outcome.ok);
-    assert.deepEqual(outcome.upload.fields[':action'], ['file_upload']);
-    await outcome.upload.cleanup();
+    const upload = await received(form, `${receiver.url}?:action=file_upload`);
+    assert.deepEqual(upload.fields[':action'], ['file_upload']);
+    await upload.cleanup();
   });
 
   it('prefers the form :action over the query string', async () => {
     const form = new FormData();
     form.append(':action', 'doc_upload');
-    await fetch(`${receiver.url}?:action=file_upload`, { method: 'POST', body: form });
-    const outcome = await receiver.next();
-    assert.ok(outcome.ok);
-    assert.deepEqual(outcome.upload.fields[':action'], ['doc_upload']);
+    assert.deepEqual((await received(form, `${receiver.url}?:action=file_upload`)).fields[':action'], ['doc_upload']);
   });
 
   it('refuses a file over the limit with 413 and leaves no temporary file', async () => {
     const form = new FormData();
     form.append('name', 'foo');
     form.append('content', new Blob([randomBytes(MAX + 1)], { type: 'application/octet-stream' }), 'foo-1.0.tar.gz');
-    const response = await fetch(receiver.url, { method: 'POST', body: form });
+    const response = await refused(form, 413, 'File too large. Limit is 64 KB.');
     assert.equal(response.status, 413);
     assert.equal(await response.text(), 'File too large. Limit is 64 KB.');
-    expectError(await receiver.next(), 413, 'File too large. Limit is 64 KB.');
-    assert.deepEqual(await readdir(tmp), []);
   });
 
   it('accepts a file of exactly the limit', async () => {
@@ -164,29 +169,21 @@ describe('receiveUpload', () => {
   it('limits the signature separately', async () => {
     const form = new FormData();
     form.append('gpg_signature', new Blob([randomBytes(2000)]), 'x.asc');
-    const response = await fetch(receiver.url, { method: 'POST', body: form });
-    assert.equal(response.status, 413);
-    expectError(await receiver.next(), 413, 'Signature file too large. Limit is 1 KB.');
-    assert.deepEqual(await readdir(tmp), []);
+    assert.equal((await refused(form, 413, 'Signature file too large. Limit is 1 KB.')).status, 413);
   });
 
   it('refuses any other field sent as a file part', async () => {
     const form = new FormData();
     form.append('content', new Blob([randomBytes(100)], { type: 'application/octet-stream' }), 'foo-1.0.tar.gz');
     form.append('name', new Blob(['foo']), 'name.txt');
-    const response = await fetch(receiver.url, { method: 'POST', body: form });
-    assert.equal(response.status, 400);
-    expectError(await receiver.next(), 400, 'name: Should not be a tuple.');
-    assert.deepEqual(await readdir(tmp), []);
+    assert.equal((await refused(form, 400, 'name: Should not be a tuple.')).status, 400);
   });
 
   it('refuses two content files', async () => {
     const form = new FormData();
     form.append('content', new Blob([randomBytes(100)]), 'a-1.0.tar.gz');
     form.append('content', new Blob([randomBytes(100)]), 'b-1.0.tar.gz');
-    await fetch(receiver.url, { method: 'POST', body: form });
-    expectError(await receiver.next(), 400, "Upload payload has more than one 'content' file.");
-    assert.deepEqual(await readdir(tmp), []);
+    await refused(form, 400, "Upload payload has more than one 'content' file.");
   });
 
   it('refuses a body that is not multipart/form-data', async () => {
@@ -341,10 +338,7 @@ describe('receiveUpload', () => {
   it('treats a content part without a filename as a text field', async () => {
     const form = new FormData();
     form.append('content', 'not a file');
-    await fetch(receiver.url, { method: 'POST', body: form });
-    const outcome = await receiver.next();
-    assert.ok(outcome.ok);
-    assert.equal(outcome.upload.content, undefined);
+    assert.equal((await received(form)).content, undefined);
   });
 
   it('enforces the size limit on text fields', async () => {

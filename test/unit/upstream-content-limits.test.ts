@@ -24,6 +24,19 @@ import { MAX_STEP_CHARS } from '../../src/upstream/text-chunks.js';
 const opts = { pageUrl: 'https://idx.example/simple/foo/' };
 const link = (attrs: string) => `<html><body><a href="foo-1.0.tar.gz" ${attrs}>foo</a></body></html>`;
 
+/**
+ * Pushes `start`, then pieces of `char` until the parser refuses with `refusal` (1000 pieces would be a value
+ * of 65 MB and more; it should be refused within the first few). Returns how many pieces it took.
+ */
+function piecesUntilRefused(parser: { push(text: string): void }, start: string, char: string, refusal: RegExp): number {
+  let pushed = 0;
+  assert.throws(() => {
+    parser.push(start);
+    for (pushed = 1; pushed <= 1000; pushed++) parser.push(char.repeat(MAX_STEP_CHARS));
+  }, refusal);
+  return pushed;
+}
+
 describe('HTML project page limits', () => {
   it(`reads a tag with ${MAX_ATTRIBUTES_PER_TAG} attributes and refuses one more`, () => {
     const attrs = (n: number) => Array.from({ length: n - 1 }, (_, i) => `data-x${i}="${i}"`).join(' ');
@@ -54,12 +67,7 @@ describe('HTML project page limits', () => {
 
   it('refuses an endless attribute value once past the limit, holding at most the limit and one piece', () => {
     const refusedAfter = new SimpleHtmlPageParser(opts);
-    let pushed = 0;
-    // 1000 pieces would be a 65 MB value; it is refused within the first few.
-    assert.throws(() => {
-      refusedAfter.push('<a data-yanked="');
-      for (pushed = 1; pushed <= 1000; pushed++) refusedAfter.push('y'.repeat(MAX_STEP_CHARS));
-    }, /longer than 65536 characters/);
+    const pushed = piecesUntilRefused(refusedAfter, '<a data-yanked="', 'y', /longer than 65536 characters/);
     assert.ok(pushed * MAX_STEP_CHARS <= MAX_ATTRIBUTE_CHARS + 2 * MAX_STEP_CHARS, `refused after ${pushed} pieces`);
     assert.ok(refusedAfter.heldChars <= MAX_ATTRIBUTE_CHARS + MAX_STEP_CHARS + 'data-yanked'.length + 'a'.length);
   });
@@ -81,12 +89,7 @@ describe('HTML project page limits', () => {
     assert.equal(parseSimpleHtml(atCap, opts).files.length, 1);
     assert.throws(() => parseSimpleHtml(fill(MAX_TAG_CHARS + 1), opts), /a <a> tag is longer than 262144 characters/);
 
-    const names = new SimpleHtmlPageParser(opts);
-    let pushed = 0;
-    assert.throws(() => {
-      names.push('<a ');
-      for (pushed = 1; pushed <= 1000; pushed++) names.push('n'.repeat(MAX_STEP_CHARS));
-    }, /tag is longer than 262144 characters/);
+    const pushed = piecesUntilRefused(new SimpleHtmlPageParser(opts), '<a ', 'n', /tag is longer than 262144 characters/);
     assert.ok(pushed * MAX_STEP_CHARS <= MAX_TAG_CHARS + MAX_STEP_CHARS, `refused after ${pushed} pieces`);
   });
 
@@ -142,11 +145,7 @@ describe('JSON limits', () => {
 
   it('refuses an endless string once past the limit, holding at most the limit and one piece', () => {
     const parser = new SimpleJsonPageParser(opts);
-    let pushed = 0;
-    assert.throws(() => {
-      parser.push('{"name":"');
-      for (pushed = 1; pushed <= 1000; pushed++) parser.push('n'.repeat(MAX_STEP_CHARS));
-    }, /value at \.name is longer than 16777216 characters/);
+    const pushed = piecesUntilRefused(parser, '{"name":"', 'n', /value at \.name is longer than 16777216 characters/);
     assert.ok(pushed * MAX_STEP_CHARS <= MAX_JSON_STRING_CHARS + MAX_STEP_CHARS, `refused after ${pushed} pieces`);
     assert.ok(parser.heldChars <= MAX_JSON_STRING_CHARS + MAX_STEP_CHARS);
   });
