@@ -34,7 +34,7 @@ import { registerStatsRoutes } from './http/routes/stats.js';
 import { registerUploadRoutes } from './http/routes/upload.js';
 import { ProjectAdmin } from './index/project-admin.js';
 import { CacheBudget } from './index/sources/cache-budget.js';
-import { CrossNodeDownloads } from './index/sources/cross-node-downloads.js';
+import { CrossNodeDownloads } from './download/cross-node-downloads.js';
 import type { CachedFiles } from './index/sources/cached-files.js';
 import { OverlaySource } from './index/sources/overlay-source.js';
 import { PrivateSource } from './index/sources/private-source.js';

@@ -18,11 +18,11 @@ import { contentTypeFor, requestedName } from '../../model/filenames.js';
 import type { FileBody, FileEntry, FileVariant, ProjectPage, SourceTrace } from '../../model/documents.js';
 import type { ProjectName } from '../../model/names.js';
 import type { CacheEvents } from './cache-events.js';
-import { VerificationError } from './download-verifier.js';
-import { type CachedFileTarget, cachedFileTarget, sha256Of } from './cached-file-target.js';
-import { FileDownload } from './file-download.js';
-import { storedBody } from './stored-body.js';
-import type { CrossNodeDownloads, Release } from './cross-node-downloads.js';
+import { VerificationError } from '../../download/download-verifier.js';
+import { type CachedFileTarget, cachedFileTarget, sha256Of } from '../../download/cached-file-target.js';
+import { FileDownload } from '../../download/file-download.js';
+import { storedBody } from '../../download/stored-body.js';
+import type { CrossNodeDownloads, Release } from '../../download/cross-node-downloads.js';
 import { FileRecordMarks } from './file-record-marks.js';
 import type { UpstreamSource } from './upstream-source.js';
 

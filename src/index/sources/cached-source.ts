@@ -16,7 +16,7 @@ import type { ProjectName } from '../../model/names.js';
 import type { IndexSource } from '../source.js';
 import type { CacheEvents } from './cache-events.js';
 import { CachedFiles, type StoredFacts } from './cached-files.js';
-import type { CrossNodeDownloads } from './cross-node-downloads.js';
+import type { CrossNodeDownloads } from '../../download/cross-node-downloads.js';
 import { DocumentCache } from './document-cache.js';
 import { RootList } from './root-list.js';
 import type { Fetched, UpstreamSource, Validators } from './upstream-source.js';

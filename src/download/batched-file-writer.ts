@@ -4,7 +4,7 @@
  * `written` bytes are always readable. A failed write stops the writer; it never throws at the producer.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { diskFullError } from '../../store/disk-space.js';
+import { diskFullError } from '../store/disk-space.js';
 
 const BATCH = 1 << 20;
 /** Bytes handed to the file but not yet written, beyond which the producer should wait. */

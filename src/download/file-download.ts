@@ -12,7 +12,7 @@
  */
 import { link, open, unlink, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import type { GrowingCommit } from '../../store/blob-store.js';
+import type { GrowingCommit } from '../store/blob-store.js';
 import { BatchedFileWriter, MAX_IN_FLIGHT } from './batched-file-writer.js';
 import { DownloadVerifier } from './download-verifier.js';
 import type { DownloadResult, DownloadSpec } from './download-spec.js';
