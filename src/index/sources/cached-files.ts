@@ -60,7 +60,8 @@ export class CachedFiles {
     private readonly options: CachedFilesOptions,
     private readonly logger: Logger,
     private readonly events: CacheEvents,
-    private readonly pageOf: (name: ProjectName) => Promise<ProjectPage | null>,
+    /** Where a file's entry is found: the project's page, as the cached source has it. */
+    private readonly pages: { get(name: ProjectName): Promise<ProjectPage | null> },
   ) {
     this.downloads = new SharedDownloads(options.crossNode);
   }
@@ -76,7 +77,7 @@ export class CachedFiles {
       return storedBody(this.blobs, record.sha256, record.size, download);
     }
     if (this.options.offline) throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
-    const page = await this.pageOf(name);
+    const page = await this.pages.get(name);
     const file = page ? this.fileOf(page, filename) : undefined;
     const target = file && cachedFileTarget(file, variant, this.options.maxFileSize);
     if (!target) return null;

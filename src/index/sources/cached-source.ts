@@ -40,11 +40,30 @@ export interface CachedSourceOptions {
   crossNode?: CrossNodeDownloads;
 }
 
+/** The upstream's project pages through the document cache: what `getProject` answers and where the file cache finds a file's entry. */
+export class UpstreamPages {
+  constructor(
+    private readonly documents: DocumentCache,
+    private readonly upstream: UpstreamSource,
+  ) {}
+
+  get(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
+    return this.documents.get<ProjectPage>({
+      id: { kind: 'page', project: name },
+      what: `project ${name}`,
+      fetch: (v) => this.upstream.fetchProject(name, v),
+      merge: (page, old) => (old && old.serial > page.serial ? { ...page, serial: old.serial } : page),
+      trace,
+    });
+  }
+}
+
 export class CachedSource implements IndexSource {
   private readonly documents: DocumentCache;
   /** The file cache: also what the graceful stop waits for and what the storage metrics count. */
   readonly files: CachedFiles;
   private readonly root: RootList;
+  private readonly pages: UpstreamPages;
   private readonly docs: Storage['documents'];
 
   constructor(
@@ -60,7 +79,8 @@ export class CachedSource implements IndexSource {
     const { clock, space, offline } = options;
     this.documents = new DocumentCache(docs, { ...options, failure: (what, err) => upstream.failure(what, err) }, logger, events);
     const fileOptions = { offline, clock, space, maxFileSize: options.maxFileSize, budget: options.budget, crossNode: options.crossNode };
-    this.files = new CachedFiles(upstream, files, blobs, fileOptions, logger, events, (name) => this.getProject(name));
+    this.pages = new UpstreamPages(this.documents, upstream);
+    this.files = new CachedFiles(upstream, files, blobs, fileOptions, logger, events, this.pages);
     this.root = new RootList(upstream, docs, {
       rootListFile: options.rootListFile,
       ttl: options.rootTtl,
@@ -113,14 +133,8 @@ export class CachedSource implements IndexSource {
     return this.documents.get({ id, what, fetch, merge, trace });
   }
 
-  async getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
-    return this.cachedDocument<ProjectPage>(
-      { kind: 'page', project: name },
-      `project ${name}`,
-      (v) => this.upstream.fetchProject(name, v),
-      (page, old) => (old && old.serial > page.serial ? { ...page, serial: old.serial } : page),
-      trace,
-    );
+  getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
+    return this.pages.get(name, trace);
   }
 
   /** The upstream's JSON API document; null when the upstream has no JSON API or does not know the project. */
