@@ -114,6 +114,7 @@ export class FileDownload {
 
   /** Writes what has arrived to the file; a refusal (full disk, below the reserve) stops keeping it. */
   private async write(): Promise<void> {
+    if (this.spool.unwritten === 0) return;
     try {
       if (!(await this.spec.mayWrite(this.spool.unwritten))) throw diskFullError('the data disk is below its reserve (LARDER_DISK_RESERVE)');
       await this.spool.flush();
