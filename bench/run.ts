@@ -6,7 +6,7 @@
 import { gunzipSync } from 'node:zlib';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { chmod, link, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -79,9 +79,6 @@ async function buildLarder(): Promise<void> {
   const result = await run(process.execPath, [tsc, '-p', join(REPO, 'tsconfig.build.json'), '--outDir', out], 120_000, { cwd: REPO });
   if (!existsSync(join(out, 'src', 'app.js'))) throw new Error(`tsc produced no build:\n${result.stdout}${result.stderr}`);
   if (result.code !== 0) log(`warning: tsc reported errors (build emitted anyway):\n${result.stdout.slice(0, 2000)}`);
-  // src/config/load.ts finds config/defaults.json relative to its own file.
-  mkdirSync(join(out, 'config'), { recursive: true });
-  copyFileSync(join(REPO, 'config', 'defaults.json'), join(out, 'config', 'defaults.json'));
   moduleRoot = join(out, 'src');
 }
 

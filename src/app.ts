@@ -1,5 +1,5 @@
 /** The composition root: builds stores, sources and the HTTP app from one Config. The only place that wires. */
-import { collectStats, privateFileTotals, reusedStats } from './index/stats.js';
+import { collectStats, privateFileTotals, reusedStats } from './store/stats.js';
 import { access, constants, mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,15 +32,15 @@ import { registerMetricsRoutes } from './http/routes/metrics.js';
 import { registerSimpleRoutes } from './http/routes/simple.js';
 import { registerStatsRoutes } from './http/routes/stats.js';
 import { registerUploadRoutes } from './http/routes/upload.js';
-import { ProjectAdmin } from './index/project-admin.js';
-import { CacheBudget } from './index/sources/cache-budget.js';
+import { ProjectAdmin } from './upload/project-admin.js';
+import { CacheBudget } from './cache/cache-budget.js';
 import { CrossNodeDownloads } from './download/cross-node-downloads.js';
-import type { CachedFiles } from './index/sources/cached-files.js';
-import { OverlaySource } from './index/sources/overlay-source.js';
-import { PrivateSource } from './index/sources/private-source.js';
-import { UpstreamNameCheck } from './index/upstream-names.js';
-import { buildUpstreamChain, configFor, upstreamSpecs } from './index/upstream-chain.js';
-import { UpstreamRouter } from './index/sources/upstream-router.js';
+import type { CachedFiles } from './download/cached-files.js';
+import { OverlaySource } from './sources/overlay-source.js';
+import { PrivateSource } from './sources/private-source.js';
+import { UpstreamNameCheck } from './upload/upstream-names.js';
+import { buildUpstreamChain } from './sources/upstream-chain.js';
+import { UpstreamRouter } from './sources/upstream-router.js';
 import { PolicyMetrics } from './policy/policy-metrics.js';
 import { CollisionWatch } from './policy/collision-watch.js';
 import { Policy, type PolicyRules } from './policy/policy.js';
@@ -128,15 +128,14 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
 
   const privateSource = new PrivateSource(meta, blobs);
   const space = new DiskSpace(config.data, config.diskReserve, clock);
-  const storage = new StorageReporter(logger, metrics, clock);
+  const storageReporter = new StorageReporter(logger, metrics, clock);
   const policyMetrics = new PolicyMetrics(metrics.registry, logger, () => Array.from(stores.policy.collisions()).length);
   const policy = new Policy(config, stores.policy, clock);
   const budget = config.cacheMaxSize === null ? undefined : new CacheBudget(stores, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
   const crossNode =
     config.blobStore === null ? undefined : new CrossNodeDownloads(stores.downloadLocks, blobs, { waitMs: config.sharedDownloadWait, pollMs: 250 });
-  const specs = upstreamSpecs(config);
-  const chains = specs.map((spec, i) =>
-    buildUpstreamChain(spec, configFor(config, spec, i === 0), i === 0, { stores, clock, logger, metrics, space, storage, budget, crossNode }),
+  const chains = config.upstreams.map((upstream) =>
+    buildUpstreamChain(upstream, config, { stores, clock, logger, metrics, space, storageReporter, budget, crossNode }),
   );
   const clients = chains.map((c) => c.client);
   cachedFiles = chains[0]?.cache.files ?? null;
@@ -146,7 +145,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
           name: chain.name,
           source: new CollisionWatch(chain.source, chain.name, privateSource, stores.policy, clock, logger),
           cachedPage: (name) => chain.cache.cachedPage(name),
-          patterns: specs[i]!.projects?.map(namePattern) ?? null,
+          patterns: config.upstreams[i]!.projects?.map(namePattern) ?? null,
         })),
         (upstream, kind) => policyMetrics.upstreamAnswers.inc({ upstream, kind }),
       )
@@ -221,7 +220,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     else logger.warn({ err: loggedError(err) }, 'response failed');
   });
   koa.use(requestLog(parts.record));
-  koa.use(errorMiddleware(logger, storage));
+  koa.use(errorMiddleware(logger, storageReporter));
   // Before anything reads credentials or a body: a browser's request from another site changes nothing.
   koa.use(crossSiteGuard(config));
   // The web pages ask for a login themselves (a form, not a bare 401); other paths pass through.

@@ -100,7 +100,7 @@ export const ERROR_CATALOGUE = {
   name_exists_upstream: { status: 409, meaning: 'A new private project would shadow a project of the upstream index; an administrator can allow the name.' },
   upstream_check_failed: { status: 503, meaning: 'larder could not ask the upstream whether a new project name exists there.' },
 
-  // The upstream (an UpstreamError, classified by UpstreamSource.failure; see UPSTREAM_ERROR_CODES)
+  // The upstream (an UpstreamError, classified by UpstreamFetcher.failure; see UPSTREAM_ERROR_CODES)
   offline_not_cached: { status: 404, meaning: 'larder is offline and the page or file asked for is not cached.' },
   upstream_timeout: { status: 504, meaning: 'The upstream did not answer in time and larder has no cached copy.' },
   upstream_unreachable: { status: 502, meaning: 'The upstream could not be reached and larder has no cached copy.' },
@@ -137,7 +137,7 @@ export type CodeWithStatus<S extends number> = {
  */
 export const INTERNAL_ERRORS = {
   UpstreamError:
-    'A failed upstream request (kind: timeout, unreachable, status, invalid, refused). Served from the cache when it can be; otherwise UpstreamSource.failure turns it into the upstream_<kind> LarderError.',
+    'A failed upstream request (kind: timeout, unreachable, status, invalid, refused). Served from the cache when it can be; otherwise UpstreamFetcher.failure turns it into the upstream_<kind> LarderError.',
   VerificationError: 'An upstream file whose hash or size is wrong. Turned into upstream_hash_mismatch.',
   ConfigError: 'A bad setting at start-up. The larder command prints it and exits with status 1; the server does not start.',
   UsageError: 'A bad command line. The larder command prints it and exits with status 2.',
@@ -152,7 +152,7 @@ export const INTERNAL_ERRORS = {
   S3StoreError:
     "A failed request to the S3 blob store, in one line naming the bucket, the endpoint and S3's error code; its code is ENOENT for a missing blob, as the filesystem store's errors are. Handled where the blob store's errors are; one that reaches a request other than for a missing blob is answered backend_unavailable (503).",
   ContentLimitError:
-    "An upstream page or JSON document that breaks one of larder's limits on untrusted content (attributes per tag, links per page, JSON nesting…), its message naming the limit. Thrown by the streaming parsers; the upstream source wraps it as an UpstreamError, answered upstream_invalid (502) naming the upstream URL, or a stale cached copy is served.",
+    "An upstream page or JSON document that breaks one of larder's limits on untrusted content (attributes per tag, links per page, JSON nesting…), its message naming the limit. Thrown by the streaming parsers; the upstream fetcher wraps it as an UpstreamError, answered upstream_invalid (502) naming the upstream URL, or a stale cached copy is served.",
   DependencySyntaxError:
     'A PEP 508 requirement that does not parse. Never leaves the parser, which returns its reason; an upload answers it as invalid_metadata (400).',
 } as const;

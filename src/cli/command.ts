@@ -1,5 +1,5 @@
 /** What a `larder` subcommand is: its usage and help, its arguments, and what it runs against a data directory. */
-import type { Config, ConfigKey } from '../config/schema.js';
+import type { Config, SettingKey } from '../config/schema.js';
 import type { Storage } from '../store/storage.js';
 import type { OptionSpecs } from './options.js';
 
@@ -18,7 +18,7 @@ export interface Command {
   description?: string;
   options?: OptionSpecs;
   /** The settings its help lists (default: the data directory and the shared backends); all are taken. */
-  settings?: readonly ConfigKey[];
+  settings?: readonly SettingKey[];
   minArgs: number;
   maxArgs: number;
   /** Opens the data directory alone, even when shared backends are configured (`migrate` moves it into them). */

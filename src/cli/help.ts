@@ -2,15 +2,14 @@
  * What `--help` prints: the main help, `serve --help` with every setting, and a subcommand's help with its
  * own options and the few settings it is about (the data directory and the shared backends).
  */
-import { readDefaults } from '../config/load.js';
-import { SETTINGS, type ConfigKey } from '../config/schema.js';
+import { SETTINGS, type SettingKey } from '../config/schema.js';
 import { HELP_OPTION } from './args.js';
 import { settingOption } from './setting-options.js';
 import type { Command } from './command.js';
 import type { OptionSpec, OptionSpecs } from './options.js';
 
 /** The settings a command's help shows unless it names others: where its data lives. */
-const STORE_SETTINGS: readonly ConfigKey[] = ['data', 'databaseUrl', 'blobStore'];
+const STORE_SETTINGS: readonly SettingKey[] = ['data', 'databaseUrl', 'blobStore'];
 
 type Row = [left: string, right: string];
 
@@ -19,12 +18,10 @@ function optionRow(name: string, spec: OptionSpec): Row {
   return [flag, `${spec.help}${spec.default !== undefined ? ` (default ${spec.default})` : ''}`];
 }
 
-function settingRows(keys: readonly ConfigKey[] | null): Row[] {
-  const defaults = readDefaults();
+function settingRows(keys: readonly SettingKey[] | null): Row[] {
   return SETTINGS.filter((s) => keys === null || keys.includes(s.key)).map((s) => {
     const option = settingOption(s);
-    const raw = defaults[s.key];
-    const shown = raw === '' || raw === false || raw === undefined ? '' : `default ${String(raw)}; `;
+    const shown = s.default === '' || s.default === false ? '' : `default ${String(s.default)}; `;
     const env = typeof s.env === 'string' ? s.env : s.env.join(', ');
     const [flag, help] = optionRow(s.flag.slice(2), option);
     return [flag, `${help} (${shown}env ${env})`];
@@ -45,7 +42,7 @@ export function serveHelp(): string {
     'usage: larder serve [settings]',
     '',
     'Run the index server. Flags override environment variables, which override the file LARDER_CONFIG',
-    '(TOML when its name ends in .toml, JSON otherwise), which overrides config/defaults.json.',
+    '(TOML when its name ends in .toml, JSON otherwise), which overrides the defaults shown here.',
     'A boolean setting takes --offline, --offline=false or --no-offline.',
     '',
     'Settings:',

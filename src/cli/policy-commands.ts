@@ -5,7 +5,7 @@
  */
 import { systemClock } from '../base/clock.js';
 import { LarderError } from '../base/errors.js';
-import { checkProjectName } from '../index/client-names.js';
+import { checkProjectName } from '../model/client-names.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
 import { isValidVersion } from '../model/versions.js';
 import { RULE_LABELS, type Refusal } from '../policy/policy.js';

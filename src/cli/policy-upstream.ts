@@ -1,12 +1,12 @@
 /**
- * The upstream as `larder policy explain` sees it: every configured upstream's chain (index/upstream-chain.ts,
+ * The upstream as `larder policy explain` sees it: every configured upstream's chain (sources/upstream-chain.ts,
  * with its cache), routed as the server routes them, under the same policy code the server applies. Offline,
  * only what is cached is read.
  */
 import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
-import { buildUpstreamChain, commandChainDeps, configFor, upstreamSpecs } from '../index/upstream-chain.js';
-import { UpstreamRouter } from '../index/sources/upstream-router.js';
+import { buildUpstreamChain, commandChainDeps } from '../sources/upstream-chain.js';
+import { UpstreamRouter } from '../sources/upstream-router.js';
 import { createLogger } from '../logger.js';
 import { Policy } from '../policy/policy.js';
 import { PolicySource } from '../policy/policy-source.js';
@@ -23,11 +23,11 @@ export interface PolicyUpstream {
 const NO_AUDIT = { decided: () => {}, unknownUploadTime: () => {} };
 
 export async function openPolicyUpstream(config: Config, storage: Storage, clock: Clock): Promise<PolicyUpstream> {
-  const specs = upstreamSpecs(config);
+  const specs = config.upstreams;
   if (!specs.length) throw new UsageError('no upstream is configured (LARDER_UPSTREAM=none): the policy applies only to upstream projects');
   await storage.blobs.init();
   const deps = commandChainDeps(config, storage, createLogger({ logLevel: 'error' }, process.stderr), clock);
-  const chains = specs.map((spec, i) => buildUpstreamChain(spec, configFor(config, spec, i === 0), i === 0, deps));
+  const chains = specs.map((spec) => buildUpstreamChain(spec, config, deps));
   const router = new UpstreamRouter(
     chains.map((chain, i) => ({
       name: chain.name,

@@ -19,8 +19,10 @@ function withoutCredentials(url: string): string {
 }
 
 function upstreamLine(config: Config): string {
-  if (config.upstreams.length) return config.upstreams.map((u) => `${u.name} ${withoutCredentials(u.url)}`).join(', ');
-  return config.upstream === null ? 'none (private projects only)' : withoutCredentials(config.upstream);
+  const [only, ...others] = config.upstreams;
+  if (!only) return 'none (private projects only)';
+  if (!others.length) return withoutCredentials(only.url);
+  return config.upstreams.map((u) => `${u.name} ${withoutCredentials(u.url)}`).join(', ');
 }
 
 function backendsLine(config: Config): string {

@@ -2,28 +2,12 @@
  * Where the records and the bytes live when several larders share them (docs/operations.md,
  * "Running several larders"): a PostgreSQL database and an S3 bucket. Unset, one larder keeps both under LARDER_DATA.
  */
-import { ConfigError, type Parser } from './values.js';
-
-export interface BackendConfig {
-  /** `postgres://…` of the shared database; null = LMDB under the data directory. */
-  databaseUrl: string | null;
-  /** `s3://bucket/prefix` of the shared blob store; null = files under the data directory. */
-  blobStore: string | null;
-  /** S3 endpoint of an S3-compatible server (path-style requests); null = AWS's own. */
-  s3Endpoint: string | null;
-  /** S3 region; null = the SDK's (AWS_REGION, the profile, or us-east-1). */
-  s3Region: string | null;
-  /** Send file downloads to a presigned S3 URL instead of streaming them through larder. */
-  s3Redirect: boolean;
-  /** How long a node waits for another node's download of the same file before fetching it itself, ms. */
-  sharedDownloadWait: number;
-  /** Secret the web sessions' key is derived from, so that every node accepts them; null = a random key per data directory. */
-  sessionSecret: string | null;
-}
+import { setting } from './setting.js';
+import { ConfigError, optionalString, parseBoolean, parseDuration, type Parser } from './values.js';
 
 const blank = (raw: unknown) => raw === null || raw === undefined || String(raw).trim() === '';
 
-export const parseDatabaseUrl: Parser<string | null> = (raw, key) => {
+const parseDatabaseUrl: Parser<string | null> = (raw, key) => {
   if (blank(raw)) return null;
   const value = String(raw).trim();
   let url: URL;
@@ -44,16 +28,67 @@ export const parseBlobStore: Parser<string | null> = (raw, key) => {
   return value;
 };
 
-export const parseSessionSecret: Parser<string | null> = (raw, key) => {
+const parseSessionSecret: Parser<string | null> = (raw, key) => {
   if (blank(raw)) return null;
   const value = String(raw);
   if (value.length < 16) throw new ConfigError(key, '(not shown)', 'a secret of at least 16 characters, the same on every node');
   return value;
 };
 
-export const parseEndpoint: Parser<string | null> = (raw, key) => {
+const parseEndpoint: Parser<string | null> = (raw, key) => {
   if (blank(raw)) return null;
   const value = String(raw).trim();
   if (!/^https?:\/\/[^/\s]+\/?$/.test(value)) throw new ConfigError(key, raw, 'http(s)://host[:port] of the S3-compatible server');
   return value.replace(/\/$/, '');
+};
+
+export const BACKEND_SETTINGS = {
+  databaseUrl: setting({
+    env: 'LARDER_DATABASE_URL',
+    parse: parseDatabaseUrl,
+    default: '',
+    value: 'URL',
+    doc: '`postgres://user:password@host:port/db` of a database shared by several larders (private index, users, tokens, policy, mirror sets, records of cached files); empty = LMDB under `LARDER_DATA` ([docs/operations.md](docs/operations.md#running-several-larders))',
+  }),
+  blobStore: setting({
+    env: 'LARDER_BLOB_STORE',
+    parse: parseBlobStore,
+    default: '',
+    value: 'URL',
+    doc: '`s3://bucket/prefix` shared by several larders for private and cached files; empty = files under `LARDER_DATA`',
+  }),
+  s3Endpoint: setting({
+    env: 'LARDER_S3_ENDPOINT',
+    parse: parseEndpoint,
+    default: '',
+    value: 'URL',
+    doc: 'URL of an S3-compatible server (MinIO, Ceph, …; path-style requests); empty = AWS',
+  }),
+  s3Region: setting({
+    env: 'LARDER_S3_REGION',
+    parse: optionalString,
+    default: '',
+    value: 'REGION',
+    doc: "S3 region; empty = the SDK's (`AWS_REGION`, profile, `us-east-1`). Credentials come from the standard `AWS_*` variables or the instance role",
+  }),
+  s3Redirect: setting({
+    env: 'LARDER_S3_REDIRECT',
+    parse: parseBoolean,
+    default: false,
+    doc: 'answer file downloads with a redirect to a presigned S3 URL instead of streaming them through larder',
+  }),
+  sharedDownloadWait: setting({
+    env: 'LARDER_SHARED_DOWNLOAD_WAIT',
+    parse: parseDuration,
+    default: '60s',
+    value: 'DURATION',
+    doc: "how long a node waits for another node's download of the same upstream file before fetching it itself",
+  }),
+  sessionSecret: setting({
+    env: 'LARDER_SESSION_SECRET',
+    parse: parseSessionSecret,
+    default: '',
+    value: 'SECRET',
+    doc: "secret (16+ characters) the web pages' login sessions and form tokens are signed with; set the same on every node behind one balancer; empty = a random key kept in `LARDER_DATA`",
+  }),
 };

@@ -1,11 +1,14 @@
-/** Loads the configuration: config/defaults.json, then an optional JSON or TOML file, then the environment, then flags. */
+/** Loads the configuration: the schema's defaults, then an optional JSON or TOML file, then the environment, then flags. */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { lazyRequire } from '../base/lazy-require.js';
-import { ConfigError, SETTINGS, type Config, type ConfigKey } from './schema.js';
+import { ConfigError, SETTINGS, type Config, type SettingKey, type Settings } from './schema.js';
+import { UPSTREAM_SETTINGS, upstreamsOf } from './upstream-settings.js';
 
-const DEFAULTS_PATH = fileURLToPath(new URL('../../../config/defaults.json', import.meta.url));
-const DEFAULTS_PATH_SOURCE = fileURLToPath(new URL('../../config/defaults.json', import.meta.url));
+/** The variable naming a settings file; the README's settings table ends with it. */
+export const CONFIG_FILE_VARIABLE = {
+  env: 'LARDER_CONFIG',
+  doc: 'a file of settings (config keys as above): TOML when its name ends in `.toml`, JSON otherwise',
+};
 
 /** A settings file that is missing, unreadable or not in its format: one line naming the file and the format. */
 class ConfigFileError extends ConfigError {
@@ -37,33 +40,24 @@ function readSettingsFile(path: string, what: string): Record<string, unknown> {
   throw new ConfigFileError(`config file ${path} (${what}) must hold ${toml ? 'settings as TOML keys' : 'one JSON object of settings'}`);
 }
 
-export function readDefaults(): Record<string, unknown> {
-  try {
-    return readSettingsFile(DEFAULTS_PATH_SOURCE, 'defaults');
-  } catch {
-    return readSettingsFile(DEFAULTS_PATH, 'defaults');
-  }
-}
-
 export interface ConfigSources {
   env?: NodeJS.ProcessEnv;
   /** Raw flag values by config key, already split from argv. */
-  flags?: Partial<Record<ConfigKey, unknown>>;
-  /** Overrides used by tests and embedders (after flags). */
-  overrides?: Partial<Config>;
+  flags?: Partial<Record<SettingKey, unknown>>;
+  /** Parsed settings used by tests and embedders (after flags). */
+  overrides?: Partial<Settings>;
 }
 
 export function loadConfig({ env = {}, flags = {}, overrides = {} }: ConfigSources = {}): Config {
-  const raw: Record<string, unknown> = { ...readDefaults() };
-  const file = env.LARDER_CONFIG;
-  if (file) Object.assign(raw, readSettingsFile(file, 'LARDER_CONFIG'));
+  const file = env[CONFIG_FILE_VARIABLE.env];
+  const raw = file ? readSettingsFile(file, CONFIG_FILE_VARIABLE.env) : {};
   const known = new Set<string>(SETTINGS.map((s) => s.key));
   for (const key of Object.keys(raw)) {
     if (!known.has(key)) throw new ConfigError(key, raw[key], `one of the known keys (${[...known].join(', ')})`);
   }
-  const config: Record<string, unknown> = {};
+  const parsed: Record<string, unknown> = {};
   for (const s of SETTINGS) {
-    let value = raw[s.key];
+    let value = s.key in raw ? raw[s.key] : s.default;
     let name: string = s.key;
     const envName = (typeof s.env === 'string' ? [s.env] : s.env).find((n) => env[n] !== undefined);
     if (envName) {
@@ -74,21 +68,16 @@ export function loadConfig({ env = {}, flags = {}, overrides = {} }: ConfigSourc
       value = flags[s.key];
       name = s.flag;
     }
-    config[s.key] = s.parse(value, name);
+    parsed[s.key] = s.parse(value, name);
   }
-  const result = { ...(config as unknown as Config), ...overrides };
-  if (result.upstreamJsonApi === '') result.upstreamJsonApi = deriveJsonApi(result.upstream);
-  return result;
+  return toConfig({ ...(parsed as Settings), ...overrides });
 }
 
-/** `https://pypi.org/simple/` → `https://pypi.org/pypi/`; any other path: its `simple/` segment replaced, else `pypi/` appended. */
-export function deriveJsonApi(upstream: string | null): string | null {
-  if (!upstream) return null;
-  const url = new URL(upstream);
-  url.username = '';
-  url.password = '';
-  url.pathname = /\/simple\/$/.test(url.pathname) ? url.pathname.replace(/simple\/$/, 'pypi/') : `${url.pathname.replace(/\/?$/, '/')}pypi/`;
-  return url.toString();
+/** The settings as the code reads them: the upstream settings become the one list `upstreams`. */
+function toConfig(settings: Settings): Config {
+  const config: Record<string, unknown> = { ...settings };
+  for (const key of Object.keys(UPSTREAM_SETTINGS)) delete config[key];
+  return { ...(config as Omit<Config, 'upstreams'>), upstreams: upstreamsOf(settings) };
 }
 
 const SECRET_KEY = /password|token|secret/i;

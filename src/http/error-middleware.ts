@@ -37,12 +37,12 @@ function unavailable(err: unknown): LarderError | null {
   return new LarderError('backend_unavailable', `${what}${err.message}`.replace(/\.?$/, '.'));
 }
 
-export function errorMiddleware(logger: Logger, storage: StorageReporter) {
+export function errorMiddleware(logger: Logger, storageReporter: StorageReporter) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
     } catch (caught) {
-      if (!(caught instanceof LarderError) && isDiskFull(caught)) storage.diskFull('upload', `${ctx.method} ${ctx.path}`, caught as Error);
+      if (!(caught instanceof LarderError) && isDiskFull(caught)) storageReporter.diskFull('upload', `${ctx.method} ${ctx.path}`, caught as Error);
       let err = caught instanceof LarderError ? caught : isDiskFull(caught) ? diskFull() : (unavailable(caught) ?? fromKoaError(caught as object));
       err ??= new LarderError('internal', 'Internal server error; the details are in the server log.');
       ctx.state.errorCode = err.code;

@@ -7,9 +7,9 @@
  * downloading) goes to Koa; a lookup already started is handed to the route (`Handoff`), never repeated.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FileBody, ProjectPage, SourceTrace } from '../model/documents.js';
+import type { FileBody, ProjectPage, Provenance, Sourced } from '../model/documents.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
-import { checkProjectName } from '../index/client-names.js';
+import { checkProjectName } from '../model/client-names.js';
 import { sendRaw, type Answer } from './answer.js';
 import type { HttpDeps } from './deps.js';
 import { storedFileAnswer, type SmallBodies } from './file-answer.js';
@@ -25,8 +25,8 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 export interface FastPathParts {
   negotiate: Negotiator;
   smallBodies: SmallBodies;
-  pages: Handoff<ProjectPage | null>;
-  files: Handoff<FileBody | null>;
+  pages: Handoff<Sourced<ProjectPage | null>>;
+  files: Handoff<Sourced<FileBody | null>>;
   record: RequestRecorder;
 }
 
@@ -59,10 +59,11 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
 
   /**
    * Records the request from its start, so that a client leaving while the lookup waits is logged (499);
-   * Koa's request log takes over the description of a request handed to it. Returns where `send` notes the length.
+   * Koa's request log takes over the description of a request handed to it. Returns where `send` notes the
+   * length and the lookup where its answer came from.
    */
-  const track = (req: IncomingMessage, res: ServerResponse, route: string, trace: SourceTrace, start: bigint) => {
-    const sent: { length?: string } = {};
+  const track = (req: IncomingMessage, res: ServerResponse, route: string, start: bigint) => {
+    const sent: { length?: string; provenance?: Provenance } = {};
     record(
       res,
       () => ({
@@ -70,7 +71,7 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
         path: req.url!,
         route,
         code: undefined,
-        cache: trace.cache ?? '',
+        cache: sent.provenance?.cache ?? '',
         bytes: sent.length === undefined ? undefined : Number(sent.length) || undefined,
       }),
       start,
@@ -85,35 +86,35 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
   };
 
   const page = async (req: IncomingMessage, res: ServerResponse, requested: ProjectName, start: bigint): Promise<void> => {
-    const trace: SourceTrace = {};
-    const sent = track(req, res, '/simple/:project/', trace, start);
-    const lookup = deps.source.getProject(requested, trace);
+    const sent = track(req, res, '/simple/:project/', start);
+    const lookup = deps.source.getProject(requested);
     try {
-      const found = await lookup;
+      const { value: found, provenance } = await lookup;
+      sent.provenance = provenance;
       if (found) {
         const { headers } = req;
         const chosen = negotiate(undefined, headers.accept || undefined);
-        const request = { acceptEncoding: headers['accept-encoding'] || undefined, ifNoneMatch: headers['if-none-match'] || undefined, trace };
+        const request = { acceptEncoding: headers['accept-encoding'] || undefined, ifNoneMatch: headers['if-none-match'] || undefined, provenance };
         return await send(req, res, await projectPageAnswer(deps, found, chosen, request), sent);
       }
     } catch {
       // The route answers errors.
     }
-    parts.pages.give(req, { lookup, trace });
+    parts.pages.give(req, { lookup });
     next(req, res);
   };
 
   const file = async (req: IncomingMessage, res: ServerResponse, target: FileTarget, start: bigint): Promise<void> => {
-    const trace: SourceTrace = {};
-    const sent = track(req, res, '/packages/:project/:filename', trace, start);
-    const lookup = deps.source.openFile(target.project, target.filename, target.variant, trace);
+    const sent = track(req, res, '/packages/:project/:filename', start);
+    const lookup = deps.source.openFile(target.project, target.filename, target.variant);
     try {
-      const body = await lookup;
+      const { value: body, provenance } = await lookup;
+      sent.provenance = provenance;
       if (body?.kind === 'stored') {
         const get = (name: string) => req.headers[name] as string | undefined;
-        const answer = await storedFileAnswer(body, fileRequest(get, req.method === 'HEAD', trace), deps.config.readAuth, smallBodies);
+        const answer = await storedFileAnswer(body, fileRequest(get, req.method === 'HEAD', provenance), deps.config.readAuth, smallBodies);
         await send(req, res, answer, sent);
-        if (trace.cache === 'hit' && req.method === 'GET') {
+        if (provenance.cache === 'hit' && req.method === 'GET') {
           const bytes = Number(answer.headers.find(([name]) => name === 'Content-Length')?.[1] ?? 0);
           res.once('finish', () => deps.metrics.cacheServedBytes.inc(bytes));
         }
@@ -122,7 +123,7 @@ export function fastPath(deps: HttpDeps, parts: FastPathParts, next: Handler): H
     } catch {
       // The route answers errors (a range that cannot be satisfied, a file that went away).
     }
-    parts.files.give(req, { lookup, trace });
+    parts.files.give(req, { lookup });
     next(req, res);
   };
 

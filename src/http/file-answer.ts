@@ -7,10 +7,10 @@ import { readFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { LRUCache } from 'lru-cache';
 import { LarderError } from '../base/errors.js';
-import type { FileBody, SourceTrace } from '../model/documents.js';
+import type { FileBody, Provenance } from '../model/documents.js';
 import type { Answer } from './answer.js';
 import { etagListed } from './etag.js';
-import { traceHeaders } from './respond.js';
+import { provenanceHeaders } from './respond.js';
 
 export type ByteRange = { start: number; end: number };
 
@@ -66,7 +66,7 @@ export interface FileRequest {
   ifRange: string | undefined;
   range: string | undefined;
   /** What the sources reported (X-Larder-Cache, X-Larder-Upstream). */
-  trace: SourceTrace;
+  provenance: Provenance;
 }
 
 export async function storedFileAnswer(
@@ -75,7 +75,7 @@ export async function storedFileAnswer(
   privateReads: boolean,
   small: SmallBodies,
 ): Promise<Answer> {
-  const headers = [...traceHeaders(request.trace), ...fileHeaders(body, privateReads)];
+  const headers = [...provenanceHeaders(request.provenance), ...fileHeaders(body, privateReads)];
   if (etagListed(request.ifNoneMatch, body.etag)) {
     return { status: 304, headers: headers.filter(([name]) => name !== 'Content-Type'), body: null };
   }
@@ -92,7 +92,7 @@ export async function storedFileAnswer(
   const status = range ? 206 : 200;
   if (request.head || body.size === 0) return { status, headers, body: null };
   const direct = body.directUrl && (await body.directUrl());
-  if (direct) return redirectAnswer(request.trace, direct);
+  if (direct) return redirectAnswer(request.provenance, direct);
   if (body.size > SMALL_BODY) {
     const { path } = body;
     return { status, headers, body: path === null ? { open: () => body.read({ start, end }) } : { path, start, end } };
@@ -106,10 +106,10 @@ export async function storedFileAnswer(
 }
 
 /** Sends the client to the store's own URL for the bytes (valid for a while, so never cached). */
-function redirectAnswer(trace: SourceTrace, url: string): Answer {
+function redirectAnswer(provenance: Provenance, url: string): Answer {
   return {
     status: 302,
-    headers: [...traceHeaders(trace), ['Location', url], ['Cache-Control', 'private, no-store'], ['Content-Length', '0']],
+    headers: [...provenanceHeaders(provenance), ['Location', url], ['Cache-Control', 'private, no-store'], ['Content-Length', '0']],
     body: null,
   };
 }

@@ -3,11 +3,9 @@
  * file still downloading): the Koa route takes it over instead of asking the source a second time.
  */
 import type { IncomingMessage } from 'node:http';
-import type { SourceTrace } from '../model/documents.js';
 
 export interface HandedLookup<T> {
   lookup: Promise<T>;
-  trace: SourceTrace;
 }
 
 export class Handoff<T> {

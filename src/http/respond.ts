@@ -2,7 +2,7 @@
 import type { Socket } from 'node:net';
 import type { Context } from 'koa';
 import type { Config } from '../config/schema.js';
-import type { SourceTrace } from '../model/documents.js';
+import type { Provenance } from '../model/documents.js';
 import { FROM_PROJECT_PAGE } from '../render/urls.js';
 import type { Answer } from './answer.js';
 import { sendThroughKoa } from './answer.js';
@@ -75,15 +75,15 @@ export function acceptsGzip(ctx: Context): boolean {
 export interface DocumentRequest {
   acceptEncoding: string | undefined;
   ifNoneMatch: string | undefined;
-  /** What the sources reported (X-Larder-Cache, X-Larder-Upstream). */
-  trace: SourceTrace;
+  /** Where the source's answer came from (X-Larder-Cache, X-Larder-Upstream). */
+  provenance: Provenance;
 }
 
 /** The headers saying where a proxied answer came from. */
-export function traceHeaders(trace: SourceTrace): [string, string][] {
+export function provenanceHeaders(provenance: Provenance): [string, string][] {
   const headers: [string, string][] = [];
-  if (trace.cache) headers.push(['X-Larder-Cache', trace.cache]);
-  if (trace.upstream) headers.push(['X-Larder-Upstream', trace.upstream]);
+  if (provenance.cache) headers.push(['X-Larder-Cache', provenance.cache]);
+  if (provenance.upstream) headers.push(['X-Larder-Upstream', provenance.upstream]);
   return headers;
 }
 
@@ -119,7 +119,7 @@ export function indexDocumentAnswer(
 ): Answer {
   const gzip = takesGzip(request.acceptEncoding) && doc.body.length > GZIP_MIN_BYTES;
   const etag = gzip ? gzipEtag(doc.etag) : doc.etag;
-  const headers = [...traceHeaders(request.trace), ...INDEX_CORS_HEADERS];
+  const headers = [...provenanceHeaders(request.provenance), ...INDEX_CORS_HEADERS];
   headers.push(
     ['Cache-Control', indexCacheControl(config, key === null)],
     ['X-PyPI-Last-Serial', String(doc.serial)],
@@ -136,6 +136,6 @@ export function indexDocumentAnswer(
 
 /** Sends a rendered index document through Koa (see `indexDocumentAnswer`). */
 export function sendIndexDocument(ctx: Context, config: Config, cache: RenderedCache, key: string | null, doc: Rendered, varyAccept: boolean): Promise<void> {
-  const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, trace: {} };
+  const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, provenance: {} };
   return sendThroughKoa(ctx, indexDocumentAnswer(config, cache, key, doc, varyAccept, request));
 }

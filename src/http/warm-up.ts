@@ -40,7 +40,7 @@ export async function warmUp(url: string, deps: HttpDeps): Promise<void> {
   const scratch: HttpDeps = { ...deps, rendered: new RenderedCache(1 << 20) };
   const page = madeUpPage();
   for (const accept of ['application/vnd.pypi.simple.v1+json', 'text/html']) {
-    const request = { acceptEncoding: 'gzip', ifNoneMatch: undefined, trace: { cache: 'hit' as const } };
+    const request = { acceptEncoding: 'gzip', ifNoneMatch: undefined, provenance: { cache: 'hit' as const } };
     await projectPageAnswer(scratch, page, negotiateSimple(undefined, accept), request);
   }
   await new Promise<void>((resolve) => {

@@ -3,7 +3,7 @@
  * stored as when pip asks larder), a bounded number at a time. What is cached already is skipped, so a
  * run that stopped half-way resumes where it was.
  */
-import type { CachedSource } from '../index/sources/cached-source.js';
+import type { CachedSource } from '../sources/cached-source.js';
 import type { ProjectName } from '../model/names.js';
 import type { Storage } from '../store/storage.js';
 import type { MirrorSetFile } from '../store/mirror-set-store.js';
@@ -43,7 +43,7 @@ export async function fetchMissing(
     while (next < missing.length) {
       const file = missing[next++]!;
       try {
-        const body = await cache.openFile(file.project as ProjectName, file.filename, file.variant);
+        const { value: body } = await cache.openFile(file.project as ProjectName, file.filename, file.variant);
         if (!body) throw new Error('the index no longer lists it');
         if (body.kind === 'stream') {
           const { stream } = await body.open();

@@ -1,14 +1,14 @@
 /**
  * The cached upstream source as the mirror commands use it: the server's own chain for the first upstream
- * (index/upstream-chain.ts), built in-process, so pages and files go through the same cache, every file is
+ * (sources/upstream-chain.ts), built in-process, so pages and files go through the same cache, every file is
  * verified against the index's hash and stored exactly as when pip asks larder, under the same size bound.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
-import { CacheBudget } from '../index/sources/cache-budget.js';
-import type { CachedSource } from '../index/sources/cached-source.js';
-import { buildUpstreamChain, commandChainDeps, configFor, upstreamSpecs } from '../index/upstream-chain.js';
+import { CacheBudget } from '../cache/cache-budget.js';
+import type { CachedSource } from '../sources/cached-source.js';
+import { buildUpstreamChain, commandChainDeps } from '../sources/upstream-chain.js';
 import type { Storage } from '../store/storage.js';
 import { UncachedMetadata } from './uncached-metadata.js';
 
@@ -22,17 +22,17 @@ export interface MirrorSource {
 export class NoUpstreamError extends Error {}
 
 export async function openMirrorSource(config: Config, storage: Storage, logger: Logger, clock: Clock): Promise<MirrorSource> {
-  const [spec] = upstreamSpecs(config);
+  const [spec] = config.upstreams;
   if (!spec) throw new NoUpstreamError('no upstream is configured (LARDER_UPSTREAM=none): a mirror set has nothing to fill from');
   await storage.blobs.init();
-  const chain = buildUpstreamChain(spec, configFor(config, spec, true), true, {
+  const chain = buildUpstreamChain(spec, config, {
     ...commandChainDeps(config, storage, logger, clock),
     budget: config.cacheMaxSize === null ? undefined : new CacheBudget(storage, config.cacheMaxSize, logger),
   });
   return {
     cache: chain.cache,
     uncached: new UncachedMetadata(chain.client, {
-      deadline: config.upstreamDeadline,
+      deadline: spec.deadline,
       maxFileSize: config.maxFileSize,
       tmpPath: () => storage.blobs.tmpPath('mirror-wheel'),
     }),

@@ -8,7 +8,7 @@
 import { text } from 'node:stream/consumers';
 import type { FileBody, FileEntry, ProjectPage } from '../model/documents.js';
 import type { ProjectName } from '../model/names.js';
-import type { CachedSource } from '../index/sources/cached-source.js';
+import type { CachedSource } from '../sources/cached-source.js';
 import { mirrorFileKey } from '../store/mirror-set-store.js';
 import { parseCoreMetadata } from '../upstream/core-metadata.js';
 import { readWheelMetadata } from '../archive/dist-metadata.js';
@@ -53,7 +53,7 @@ export class SourceIndex implements MirrorIndex {
   page(name: ProjectName): Promise<ProjectPage | null> {
     let page = this.pages.get(name);
     if (!page) {
-      page = this.source.getProject(name);
+      page = this.source.getProject(name).then((answer) => answer.value);
       this.pages.set(name, page);
     }
     return page;
@@ -72,7 +72,7 @@ export class SourceIndex implements MirrorIndex {
   private async read(name: ProjectName, file: FileEntry): Promise<string[] | null> {
     const { access } = this.options;
     if (file.coreMetadata !== false) {
-      const body = await this.source.openFile(name, file.filename, 'metadata');
+      const { value: body } = await this.source.openFile(name, file.filename, 'metadata');
       if (body?.kind === 'stored') return requiresDist(await text(await body.read()));
       if (body && access.kind === 'uncached') {
         const metadata = await access.reader.coreMetadata(file, this.received);
@@ -83,7 +83,7 @@ export class SourceIndex implements MirrorIndex {
       if (body) return requiresDist((await this.download(name, file.filename, 'metadata', body)).toString('utf8'));
     }
     if (!file.filename.endsWith('.whl')) return null;
-    let body = await this.source.openFile(name, file.filename, 'file');
+    let { value: body } = await this.source.openFile(name, file.filename, 'file');
     if (body?.kind === 'stream' && access.kind === 'uncached') {
       const { metadata, read } = await access.reader.wheelMetadata(file, this.received);
       if (read === 'ranges') this.reads.wheelsByRanges += 1;
@@ -94,7 +94,7 @@ export class SourceIndex implements MirrorIndex {
     if (body?.kind === 'stream' && access.kind === 'cache') {
       await this.download(name, file.filename, 'file', body, false);
       await access.settle();
-      body = await this.source.openFile(name, file.filename, 'file');
+      ({ value: body } = await this.source.openFile(name, file.filename, 'file'));
     }
     if (body?.kind !== 'stored') return null;
     return requiresDist((await readWheelMetadata(body.path ?? body, file.filename)).toString('utf8'));

@@ -1,5 +1,5 @@
 /**
- * The page model: what every index source returns and every renderer reads.
+ * The page model: what every package source returns and every renderer reads.
  * One shape for private projects, upstream projects and the merge of both.
  */
 import type { Readable } from 'node:stream';
@@ -165,11 +165,26 @@ export type FileBody =
 /** Where a proxied answer came from, reported in `X-Larder-Cache`. */
 export type CacheState = 'hit' | 'miss' | 'revalidated' | 'stale';
 
-/** Filled in by sources while they answer one request. */
-export interface SourceTrace {
-  cache?: CacheState;
-  /** The name of the upstream that answered, reported in `X-Larder-Upstream`. */
-  upstream?: string;
+/**
+ * Where a source's answer came from, returned with it (docs/architecture.md, "Provenance"): reported in
+ * `X-Larder-Cache` and `X-Larder-Upstream`, the request log and the metrics. Empty for a private answer.
+ */
+export interface Provenance {
+  readonly cache?: CacheState;
+  /** The name of the upstream that answered. */
+  readonly upstream?: string;
+}
+
+/** A source's answer (null: the source does not have it) and where it came from. */
+export interface Sourced<T> {
+  readonly value: T;
+  readonly provenance: Provenance;
+}
+
+const NO_PROVENANCE: Provenance = Object.freeze({});
+
+export function sourced<T>(value: T, provenance: Provenance = NO_PROVENANCE): Sourced<T> {
+  return { value, provenance };
 }
 
 export type FileVariant = 'file' | 'metadata' | 'signature';

@@ -7,10 +7,10 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../base/clock.js';
-import type { ProjectListBatch, ProjectPage, SourceTrace } from '../model/documents.js';
+import type { ProjectListBatch, ProjectPage, Sourced } from '../model/documents.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
-import type { IndexSource } from '../index/source.js';
-import { SourceDecorator } from '../index/sources/source-decorator.js';
+import type { PackageSource } from '../sources/package-source.js';
+import { SourceDecorator } from '../sources/source-decorator.js';
 import type { PolicyStore } from '../store/policy-store.js';
 
 /** How often the last-seen time of a known collision is written. */
@@ -23,7 +23,7 @@ export interface PrivateNames {
 
 export class CollisionWatch extends SourceDecorator {
   constructor(
-    inner: IndexSource,
+    inner: PackageSource,
     private readonly upstream: string,
     private readonly privateNames: PrivateNames,
     private readonly store: PolicyStore,
@@ -47,9 +47,9 @@ export class CollisionWatch extends SourceDecorator {
     }
   }
 
-  override async getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
-    const page = await this.inner.getProject(name, trace);
-    if (page && this.privateNames.has(name)) this.seen(name, 'a project page');
+  override async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
+    const page = await this.inner.getProject(name);
+    if (page.value && this.privateNames.has(name)) this.seen(name, 'a project page');
     return page;
   }
 

@@ -9,13 +9,22 @@
  */
 import type { ErrorCode } from '../base/error-catalogue.js';
 import { LarderError } from '../base/errors.js';
-import type { FileBody, FileEntry, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../model/documents.js';
+import {
+  type FileBody,
+  type FileEntry,
+  type FileVariant,
+  type ProjectListBatch,
+  type ProjectPage,
+  type ProjectReleases,
+  type Sourced,
+  sourced,
+} from '../model/documents.js';
 import { PageFiles } from '../model/page-files.js';
 import { findRelease } from '../model/release-choice.js';
 import { versionFromFilename } from '../model/filenames.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
-import type { IndexSource } from '../index/source.js';
-import { SourceDecorator } from '../index/sources/source-decorator.js';
+import type { PackageSource } from '../sources/package-source.js';
+import { SourceDecorator } from '../sources/source-decorator.js';
 import type { PolicyAudit } from './policy-metrics.js';
 import type { ExemptionRecord } from '../store/policy-store.js';
 import type { Policy, PolicyRule, Refusal } from './policy.js';
@@ -67,7 +76,7 @@ export class PolicySource extends SourceDecorator {
   private readonly documents = new WeakMap<ProjectReleases, Filtered<ProjectReleases>>();
 
   constructor(
-    inner: IndexSource,
+    inner: PackageSource,
     private readonly policy: Policy,
     private readonly audit: PolicyAudit,
   ) {
@@ -92,26 +101,29 @@ export class PolicySource extends SourceDecorator {
     throw refusalError(refusal);
   }
 
-  override async getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
-    if (!this.policy.active) return this.inner.getProject(name, trace);
+  override async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
+    if (!this.policy.active) return this.inner.getProject(name);
     this.checkProject(name);
-    const page = await this.inner.getProject(name, trace);
-    if (!page) return null;
-    return this.filtered(this.pages, page, async () => {
+    const answer = await this.inner.getProject(name);
+    const page = answer.value;
+    if (!page) return answer;
+    const filtered = await this.filtered(this.pages, page, async () => {
       const times = await this.uploadTimes(name, page.files);
       const { files, until } = this.mark(name, page.files, times);
       const withFiles = new Set(page.files.map((f) => f.version));
       const versions = page.versions.filter((v) => withFiles.has(v) || !this.policy.releaseRefusal(name, v));
       return { value: { ...page, files, versions }, until };
     });
+    return sourced(filtered, answer.provenance);
   }
 
-  override async getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
-    if (!this.policy.active) return this.inner.getReleases(name, trace, forVersion);
+  override async getReleases(name: ProjectName, forVersion?: string): Promise<Sourced<ProjectReleases | null>> {
+    if (!this.policy.active) return this.inner.getReleases(name, forVersion);
     this.checkProject(name);
-    const doc = await this.inner.getReleases(name, trace, forVersion);
-    if (!doc) return null;
-    return this.filtered(this.documents, doc, async () => {
+    const answer = await this.inner.getReleases(name, forVersion);
+    const doc = answer.value;
+    if (!doc) return answer;
+    const filtered = await this.filtered(this.documents, doc, async () => {
       let until = Infinity;
       const releases = doc.releases.flatMap((release) => {
         if (!release.files.length) return this.policy.releaseRefusal(name, release.version) ? [] : [release];
@@ -121,12 +133,13 @@ export class PolicySource extends SourceDecorator {
       });
       return { value: { ...doc, releases }, until };
     });
+    return sourced(filtered, answer.provenance);
   }
 
-  override async openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
-    if (!this.policy.active) return this.inner.openFile(name, filename, variant, trace);
+  override async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
+    if (!this.policy.active) return this.inner.openFile(name, filename, variant);
     this.checkProject(name);
-    const page = await this.inner.getProject(name);
+    const { value: page } = await this.inner.getProject(name);
     const file = page ? this.pageFiles.find(page, filename) : undefined;
     const version = file ? file.version : versionFromFilename(filename);
     const refusal = file
@@ -136,7 +149,7 @@ export class PolicySource extends SourceDecorator {
       this.audit.decided(refusal.rule, 'refused', name, version, filename);
       throw refusalError(refusal);
     }
-    return this.inner.openFile(name, filename, variant, trace);
+    return this.inner.openFile(name, filename, variant);
   }
 
   private async filtered<T extends object>(memo: WeakMap<T, Filtered<T>>, input: T, filter: () => Promise<{ value: T; until: number }>): Promise<T> {
@@ -173,7 +186,7 @@ export class PolicySource extends SourceDecorator {
   async holds(name: ProjectName): Promise<PolicyHolds> {
     const project = this.policy.projectRefusal(name);
     if (project || !this.policy.active) return { project, releases: [] };
-    const doc = await this.inner.getReleases(name);
+    const { value: doc } = await this.inner.getReleases(name);
     const releases: HeldRelease[] = [];
     for (const release of doc?.releases ?? []) {
       const refusal = this.policy.releaseHold(name, release.version, release.files);
@@ -186,7 +199,7 @@ export class PolicySource extends SourceDecorator {
   async explain(name: ProjectName, version: string): Promise<ReleaseExplanation> {
     const project = this.policy.projectRefusal(name);
     if (project) return { project };
-    const doc = await this.inner.getReleases(name, undefined, version);
+    const { value: doc } = await this.inner.getReleases(name, version);
     const release = findRelease(doc?.releases ?? [], version);
     const exact = release?.version ?? version;
     const hold = this.policy.releaseHold(name, exact, release?.files ?? []);
@@ -203,7 +216,10 @@ export class PolicySource extends SourceDecorator {
       for (const f of files) times.set(f.filename, f.uploadTime);
       return times;
     }
-    const doc = await this.inner.getReleases(name).catch(() => null);
+    const doc = await this.inner.getReleases(name).then(
+      (answer) => answer.value,
+      () => null,
+    );
     for (const release of doc?.releases ?? []) for (const f of release.files) times.set(f.filename, f.uploadTime);
     for (const f of files) if (f.uploadTime !== null) times.set(f.filename, f.uploadTime);
     return times;

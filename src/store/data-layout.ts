@@ -17,8 +17,8 @@ export interface DataLayout {
   readonly cache: string;
   /** The random key web sessions are signed with when no session secret is set. */
   readonly sessionKey: string;
-  /** An upstream's stored project list: the first upstream's in `cache/`, the others' in `cache/upstreams/<name>/`. */
-  upstreamRootList(name: string, first: boolean): string;
+  /** An upstream's stored project list: the default cache namespace's (null, the first upstream's) in `cache/`, the others' in `cache/upstreams/<namespace>/`. */
+  upstreamRootList(namespace: string | null): string;
 }
 
 export function dataLayout(dataDir: string): DataLayout {
@@ -30,6 +30,6 @@ export function dataLayout(dataDir: string): DataLayout {
     tmp: join(dataDir, 'tmp'),
     cache,
     sessionKey: join(dataDir, 'web-session.key'),
-    upstreamRootList: (name, first) => join(first ? cache : join(cache, 'upstreams', name), 'upstream-root.txt'),
+    upstreamRootList: (namespace) => join(namespace === null ? cache : join(cache, 'upstreams', namespace), 'upstream-root.txt'),
   };
 }

@@ -10,7 +10,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { checkProjectName } from '../index/client-names.js';
+import { checkProjectName } from '../model/client-names.js';
 import type { IndexSnapshot } from '../store/index-store.js';
 import type { Storage } from '../store/storage.js';
 import { LARDER_VERSION } from '../base/version.js';

@@ -6,7 +6,7 @@
 import { LarderError } from '../base/errors.js';
 import type { CodeWithStatus } from '../base/error-catalogue.js';
 import { isValidProjectName, MAX_NAME_LENGTH, normalizeName } from '../model/names.js';
-import { checkFilenameSegment } from '../index/client-names.js';
+import { checkFilenameSegment } from '../model/client-names.js';
 import { checkExtension, checkFilenameCharacters, checkSdistFilename, checkWheelFilename } from './filename-rules.js';
 import { pep440String } from '../model/versions.js';
 import { parseUploadForm, toReleaseMetadata, type UploadForm } from './form-fields.js';

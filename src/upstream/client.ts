@@ -5,7 +5,7 @@
  * against the origin policy, and an optional total deadline per request.
  */
 import { Agent, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
-import type { Config } from '../config/schema.js';
+import type { Config, Upstream } from '../config/schema.js';
 import { formatDuration } from '../base/units.js';
 import { observing, type UpstreamObserver } from './observing-interceptor.js';
 import type { OriginPolicy } from './origin-policy.js';
@@ -35,19 +35,9 @@ export interface GetOptions {
   decode?: boolean;
 }
 
-type ClientConfig = Pick<
-  Config,
-  | 'upstream'
-  | 'upstreamUsername'
-  | 'upstreamPassword'
-  | 'upstreamConnectTimeout'
-  | 'upstreamHeadersTimeout'
-  | 'upstreamBodyTimeout'
-  | 'upstreamRetries'
-  | 'httpProxy'
-  | 'httpsProxy'
-  | 'noProxy'
->;
+/** The proxy settings, shared by every upstream. */
+type ProxyConfig = Pick<Config, 'httpProxy' | 'httpsProxy' | 'noProxy'>;
+type ClientSettings = Pick<Upstream, 'url' | 'username' | 'password' | 'connectTimeout' | 'headersTimeout' | 'bodyTimeout' | 'retries'>;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
@@ -62,24 +52,25 @@ export class UpstreamClient {
   private readonly authorization: string | null;
 
   constructor(
-    config: ClientConfig,
+    upstream: ClientSettings,
+    proxy: ProxyConfig,
     private readonly origins: OriginPolicy,
     private readonly observer: UpstreamObserver = { request() {}, failure() {} },
   ) {
     const options = {
-      connect: { timeout: config.upstreamConnectTimeout },
-      headersTimeout: config.upstreamHeadersTimeout,
-      bodyTimeout: config.upstreamBodyTimeout,
+      connect: { timeout: upstream.connectTimeout },
+      headersTimeout: upstream.headersTimeout,
+      bodyTimeout: upstream.bodyTimeout,
       keepAliveTimeout: 30_000,
       connections: 32,
     };
     this.agent =
-      config.httpProxy || config.httpsProxy
-        ? new EnvHttpProxyAgent({ ...options, httpProxy: config.httpProxy ?? '', httpsProxy: config.httpsProxy ?? '', noProxy: config.noProxy ?? '' })
+      proxy.httpProxy || proxy.httpsProxy
+        ? new EnvHttpProxyAgent({ ...options, httpProxy: proxy.httpProxy ?? '', httpsProxy: proxy.httpsProxy ?? '', noProxy: proxy.noProxy ?? '' })
         : new Agent(options);
     // compose() wraps in order: the observer sees every attempt, the retry interceptor sits around it.
     const retry = interceptors.retry({
-      maxRetries: config.upstreamRetries,
+      maxRetries: upstream.retries,
       minTimeout: 100,
       maxTimeout: 2_000,
       timeoutFactor: 2,
@@ -100,18 +91,14 @@ export class UpstreamClient {
     });
     this.files = this.agent.compose(observing(observer), retry);
     this.documents = this.agent.compose(observing(observer), retry, interceptors.decompress({ maxSize: MAX_DECODED_BYTES }));
-    let user = config.upstreamUsername;
-    let password = config.upstreamPassword;
-    let origin: string | null = null;
-    if (config.upstream) {
-      const url = new URL(config.upstream);
-      origin = url.origin;
-      if (url.username) {
-        user = decodeURIComponent(url.username);
-        password = decodeURIComponent(url.password);
-      }
+    let user = upstream.username;
+    let password = upstream.password;
+    const url = new URL(upstream.url);
+    if (url.username) {
+      user = decodeURIComponent(url.username);
+      password = decodeURIComponent(url.password);
     }
-    this.authOrigin = user ? origin : null;
+    this.authOrigin = user ? url.origin : null;
     this.authorization = user ? `Basic ${Buffer.from(`${user}:${password ?? ''}`).toString('base64')}` : null;
   }
 

@@ -3,7 +3,7 @@
  * unfinished tail of the input (at most one tag or anchor), so memory does not grow with the page.
  * It skips comments and the contents of <script> and <style>; it is not a general HTML parser.
  */
-import { decodeHtmlEntities } from './html-entities.js';
+import { decodeHTML, decodeHTMLAttribute } from 'entities';
 
 export interface Anchor {
   /** The `href` attribute, entity-decoded; null when the anchor has none. */
@@ -18,6 +18,9 @@ export const MAX_PENDING_CHARS = 1 << 20;
 const HREF = /\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i;
 const TAG_NAME = /^<(\/?)([a-zA-Z][^\s/>]*)/;
 const INNER_TAG = /<[^>]*>/g;
+
+/** Most names on a root page have no character reference: those skip the decoder. */
+const decoded = (text: string, decode: (text: string) => string) => (text.includes('&') ? decode(text) : text);
 
 /** One step of the scan: where to continue, and the anchor found, if any. null: need more input. */
 type Step = { next: number; anchor?: Anchor } | null;
@@ -103,8 +106,8 @@ export class AnchorScanner {
     const textEnd = match ? match.index : buf.length;
     const next = !match ? buf.length : match[0].startsWith('</') ? textEnd + match[0].length : textEnd;
     const hrefMatch = HREF.exec(buf.slice(lt, tagEnd));
-    const href = hrefMatch ? decodeHtmlEntities(hrefMatch[1] ?? hrefMatch[2] ?? hrefMatch[3] ?? '') : null;
-    const text = decodeHtmlEntities(buf.slice(tagEnd + 1, textEnd).replace(INNER_TAG, '')).trim();
+    const href = hrefMatch ? decoded(hrefMatch[1] ?? hrefMatch[2] ?? hrefMatch[3] ?? '', decodeHTMLAttribute) : null;
+    const text = decoded(buf.slice(tagEnd + 1, textEnd).replace(INNER_TAG, ''), decodeHTML).trim();
     return { next, anchor: { href, text } };
   }
 }

@@ -1,6 +1,6 @@
 /**
  * What went wrong with an upstream request, in words for the person at the client and a kind for metrics.
- * An UpstreamError never reaches a client as such: UpstreamSource.failure turns it into the LarderError
+ * An UpstreamError never reaches a client as such: UpstreamFetcher.failure turns it into the LarderError
  * whose code `UPSTREAM_ERROR_CODES` gives for its kind.
  */
 import type { ErrorCode } from '../base/error-catalogue.js';

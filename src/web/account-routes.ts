@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { LarderError } from '../base/errors.js';
-import { checkProjectName, checkVersionSegment } from '../index/client-names.js';
+import { checkProjectName, checkVersionSegment } from '../model/client-names.js';
 import { normalizeName } from '../model/names.js';
 import { checkedSession, field, formBody, secureRequest } from './forms.js';
 import { sendPage } from './page-response.js';

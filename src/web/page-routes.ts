@@ -1,11 +1,11 @@
 /** GET routes of the web pages: home, search, help, statistics and the project pages. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { checkProjectName, checkVersionSegment } from '../index/client-names.js';
+import { checkProjectName, checkVersionSegment } from '../model/client-names.js';
 import { normalizeName } from '../model/names.js';
 import { requestBaseUrl } from '../http/respond.js';
 import { wantsStatsJson } from '../http/routes/stats.js';
-import { privateFileTotals } from '../index/stats.js';
+import { privateFileTotals } from '../store/stats.js';
 import { refusalError } from '../policy/policy-source.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { normalizeQuery } from './name-list.js';
@@ -33,7 +33,7 @@ export function registerPageRoutes(router: Router, web: WebContext): void {
   const { http } = web.deps;
   const { config } = http;
   const target = (ctx: Context) => ({ base: requestBaseUrl(ctx, config).replace(/\/+$/, ''), readAuth: config.readAuth });
-  const upstream = config.upstream ? UpstreamClient.stripCredentials(config.upstream) : null;
+  const upstream = config.upstreams[0] ? UpstreamClient.stripCredentials(config.upstreams[0].url) : null;
 
   router.get('/', async (ctx) => {
     const looker = await web.look(ctx);

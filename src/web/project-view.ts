@@ -1,5 +1,5 @@
 /**
- * Gathers what a project page shows: the releases from the index source, the description, who may manage
+ * Gathers what a project page shows: the releases from the package source, the description, who may manage
  * it, and what the supply-chain policy holds back of an upstream project.
  */
 import { mayOwn } from '../auth/authenticator.js';
@@ -8,7 +8,7 @@ import type { ProjectReleases, Release } from '../model/documents.js';
 import type { ProjectName } from '../model/names.js';
 import { findRelease, latestParsedRelease, parsedReleases } from '../model/release-choice.js';
 import { canonicalVersion, OrderedVersion } from '../model/versions.js';
-import type { IndexSource } from '../index/source.js';
+import type { PackageSource } from '../sources/package-source.js';
 import type { Refusal } from '../policy/policy.js';
 import type { HeldRelease, PolicyHolds } from '../policy/policy-source.js';
 import type { IndexReads } from '../store/index-store.js';
@@ -57,7 +57,7 @@ export class ProjectViews {
   private readonly ordered = new WeakMap<ProjectReleases, { newestFirst: Release[]; latest: Release | null }>();
 
   constructor(
-    private readonly source: IndexSource,
+    private readonly source: PackageSource,
     private readonly meta: IndexReads,
     private readonly mergeAllowList: ReadonlySet<string>,
     private readonly policy: PolicyHoldsSource | null,
@@ -71,7 +71,7 @@ export class ProjectViews {
     const found = origin === 'private' || !this.policy ? NO_HOLDS : await this.policy.holds(name);
     const holds = { ...found, releases: heldNewestFirst(found.releases) };
     if (holds.project && origin === 'upstream') return { found: 'refused', refusal: holds.project };
-    const releases = await this.source.getReleases(name, undefined, version ?? undefined);
+    const { value: releases } = await this.source.getReleases(name, version ?? undefined);
     const offered = releases?.releases ?? [];
     const release = version === null ? releases && this.order(releases).latest : findRelease(offered, version);
     if (!releases || !release) {

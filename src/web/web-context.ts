@@ -1,8 +1,8 @@
 /** What the web pages are built from (WebDeps) and what their route modules share (WebContext). */
 import type { Context } from 'koa';
 import type { HttpDeps } from '../http/deps.js';
-import type { ProjectAdmin } from '../index/project-admin.js';
-import type { IndexSource } from '../index/source.js';
+import type { ProjectAdmin } from '../upload/project-admin.js';
+import type { PackageSource } from '../sources/package-source.js';
 import type { UpstreamDocumentStore } from '../store/upstream-document-store.js';
 import type { Descriptions } from './descriptions.js';
 import type { ProjectSearch } from './project-search.js';
@@ -15,7 +15,7 @@ export interface WebDeps {
   admin: ProjectAdmin;
   documents: UpstreamDocumentStore;
   /** The upstream side of the index (its project list), when there is an upstream. */
-  upstream: IndexSource | null;
+  upstream: PackageSource | null;
   /** What the supply-chain policy holds back of upstream projects, when there is an upstream. */
   policy: PolicyHoldsSource | null;
   sessionKey: Buffer;

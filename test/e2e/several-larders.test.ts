@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pgDriver from 'pg';
-import type { Config } from '../../src/config/schema.js';
+import type { Settings } from '../../src/config/schema.js';
 import { findClients, makeVenv, pipInstall, requireClients, twineUpload, type Clients, type CommandResult, type Venv } from '../fixtures/clients.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
@@ -62,7 +62,7 @@ describe('several larders on one database and one bucket', () => {
   let s3: TestS3Server;
   let bucket: string;
   let upstream: FakeUpstream;
-  let shared: Partial<Config>;
+  let shared: Partial<Settings>;
   let a: TestLarder;
   let b: TestLarder;
   let venv: Venv | null = null;

@@ -1,16 +1,17 @@
 /**
- * An in-memory `IndexSource` for decorator tests: the test sets pages, JSON API documents and file bodies,
+ * An in-memory `PackageSource` for decorator tests: the test sets pages, JSON API documents and file bodies,
  * and what the cached-file index holds (`stored`, `cache()`); every call is recorded.
  */
 import { emptyMetadata } from '../../src/upstream/parse-json-api.js';
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, SourceTrace } from '../../src/model/documents.js';
+import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, Sourced } from '../../src/model/documents.js';
+import { sourced } from '../../src/model/documents.js';
 import type { ProjectName } from '../../src/model/names.js';
-import type { IndexSource } from '../../src/index/source.js';
-import type { StoredFacts } from '../../src/index/sources/cached-files.js';
+import type { PackageSource } from '../../src/sources/package-source.js';
+import type { StoredFacts } from '../../src/download/cached-files.js';
 
-export class FakeSource implements IndexSource {
+export class FakeSource implements PackageSource {
   readonly pages = new Map<string, ProjectPage>();
   readonly documents = new Map<string, ProjectReleases>();
   /** File bodies by `fileKey(filename, variant)`: text is served as a stream, `Error` makes `open()` reject. */
@@ -51,34 +52,36 @@ export class FakeSource implements IndexSource {
     return Math.max(0, ...[...this.pages.values()].map((p) => p.serial));
   }
 
-  async getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
+  /** Every answer is a cache hit. */
+  async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
     this.calls.push(`getProject ${name}`);
     if (this.failure) throw this.failure;
-    if (trace) trace.cache = 'hit';
-    return this.pages.get(name) ?? null;
+    return sourced(this.pages.get(name) ?? null, { cache: 'hit' });
   }
 
-  async getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
+  async getReleases(name: ProjectName, forVersion?: string): Promise<Sourced<ProjectReleases | null>> {
     this.calls.push(forVersion === undefined ? `getReleases ${name}` : `getReleases ${name} ${forVersion}`);
     if (this.failure) throw this.failure;
-    if (trace) trace.cache = 'hit';
-    return this.documents.get(name) ?? null;
+    return sourced(this.documents.get(name) ?? null, { cache: 'hit' });
   }
 
-  async openFile(_name: ProjectName, filename: string, variant: FileVariant): Promise<FileBody | null> {
+  async openFile(_name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
     this.calls.push(`openFile ${filename} ${variant}`);
     const body = this.bodies.get(fileKey(filename, variant));
-    if (body === undefined) return null;
-    return {
-      kind: 'stream',
-      size: null,
-      etag: null,
-      contentType: 'text/plain; charset=utf-8',
-      open: async () => {
-        if (body instanceof Error) throw body;
-        return { stream: Readable.from([Buffer.from(body)]), size: body.length };
+    if (body === undefined) return sourced(null, { cache: 'hit' });
+    return sourced<FileBody>(
+      {
+        kind: 'stream',
+        size: null,
+        etag: null,
+        contentType: 'text/plain; charset=utf-8',
+        open: async () => {
+          if (body instanceof Error) throw body;
+          return { stream: Readable.from([Buffer.from(body)]), size: body.length };
+        },
       },
-    };
+      { cache: 'hit' },
+    );
   }
 }
 

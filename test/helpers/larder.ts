@@ -8,7 +8,7 @@ import type { Clock } from '../../src/base/clock.js';
 import { PasswordHasher } from '../../src/auth/password-hasher.js';
 import { newToken } from '../../src/auth/tokens.js';
 import { loadConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
+import type { Settings } from '../../src/config/schema.js';
 
 export interface TestLarder {
   url: string;
@@ -22,7 +22,7 @@ export interface TestLarder {
 }
 
 export async function startLarder(
-  overrides: Partial<Config> = {},
+  overrides: Partial<Settings> = {},
   dataDir?: string,
   options: { clock?: Clock; fastPath?: boolean; logger?: Logger } = {},
 ): Promise<TestLarder> {

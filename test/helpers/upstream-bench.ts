@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../src/base/clock.js';
-import type { Config } from '../../src/config/schema.js';
+import type { Settings } from '../../src/config/schema.js';
 import { buildWheel, type BuiltDist, type WheelSpec } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { startLarder, type TestLarder } from './larder.js';
@@ -17,11 +17,11 @@ export interface UpstreamBench {
   /** Builds a wheel in the temp folder and offers it upstream under its project name. */
   offerWheel(spec: WheelSpec): Promise<BuiltDist>;
   /** Starts a larder on the upstream with `defaults` and then `overrides` applied; `close` stops it. */
-  larder(overrides?: Partial<Config>, options?: { clock?: Clock; fastPath?: boolean }): Promise<TestLarder>;
+  larder(overrides?: Partial<Settings>, options?: { clock?: Clock; fastPath?: boolean }): Promise<TestLarder>;
   close(): Promise<void>;
 }
 
-export async function startUpstreamBench(prefix: string, defaults: Partial<Config> = {}): Promise<UpstreamBench> {
+export async function startUpstreamBench(prefix: string, defaults: Partial<Settings> = {}): Promise<UpstreamBench> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const up = await startFakeUpstream();
   const larders: TestLarder[] = [];

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Config } from '../../src/config/schema.js';
+import type { Settings } from '../../src/config/schema.js';
 import type { BuiltDist } from '../fixtures/dists.js';
 import type { FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
@@ -29,7 +29,7 @@ describe('file downloads against a misbehaving upstream', () => {
   let up: FakeUpstream;
   let big: BuiltDist;
   let small: BuiltDist;
-  const larder = (overrides: Partial<Config> = {}) => bench.larder(overrides);
+  const larder = (overrides: Partial<Settings> = {}) => bench.larder(overrides);
   const tmpEmpty = async (l: TestLarder) => (await readdir(join(l.data, 'tmp'))).length === 0;
   const fileRequests = (dist: BuiltDist) => up.requestsTo('/files/').filter((r) => r.path.endsWith(encodeURIComponent(dist.filename)));
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Config } from '../../src/config/schema.js';
+import type { Settings } from '../../src/config/schema.js';
 import type { BuiltDist } from '../fixtures/dists.js';
 import type { Fault, FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
@@ -50,7 +50,7 @@ describe('caching proxy: upstream faults', () => {
   let small: BuiltDist;
   let big: BuiltDist;
   let meta: BuiltDist;
-  const larder = (overrides: Partial<Config> = {}, clock?: ManualClock) => bench.larder(overrides, { clock });
+  const larder = (overrides: Partial<Settings> = {}, clock?: ManualClock) => bench.larder(overrides, { clock });
 
   const fileRequests = (dist: BuiltDist, suffix = '') => up.requestsTo('/files/').filter((r) => r.path === new URL(up.fileUrl(dist, suffix as '')).pathname);
   const blobKept = (l: TestLarder, sha256: string) => l.larder.blobs.has(sha256);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
+import type { Settings } from '../../src/config/schema.js';
 import { normalizeName } from '../../src/model/names.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
@@ -39,7 +39,7 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
   const alice = basicAuth('alice', 'alice-password');
   const dists: Record<string, BuiltDist> = {};
 
-  const larder = async (overrides: Partial<Config> = {}, dataDir?: string): Promise<TestLarder> => {
+  const larder = async (overrides: Partial<Settings> = {}, dataDir?: string): Promise<TestLarder> => {
     const l = await startLarder({ upstream: up.url, upstreamRetries: 0, upstreamHeadersTimeout: 2000, ...overrides }, dataDir);
     larders.push(l);
     await l.addUser('admin', 'admin-password', true);
@@ -201,12 +201,15 @@ describe('caching proxy: private overlay, dependency confusion, root union, offl
     for (const f of doc.files) assert.ok(new URL(f.url, `${l.url}/simple/shared-lib/`).href.startsWith(`${l.url}/packages/shared-lib/`), f.url);
     assert.equal(up.requestsTo('/simple/shared-lib/').length, 1);
     assert.ok(Number(page.headers['x-pypi-last-serial']) >= 3000, 'the serial is at least the upstream one');
+    assert.equal(page.headers['x-larder-cache'], 'miss', 'a merged page has the provenance of its upstream part');
+    assert.ok(page.headers['x-larder-upstream'], 'and names the upstream');
 
     const upstreamFile = await get(`${l.url}/packages/shared-lib/${dists.sharedUp2!.filename}`);
     assert.equal(upstreamFile.status, 200);
     assert.equal(sha256Hex(upstreamFile.body), dists.sharedUp2!.sha256);
     const privateFile = await get(`${l.url}/packages/shared-lib/${dists.sharedPrivate!.filename}`);
     assert.equal(privateFile.status, 200);
+    assert.equal(privateFile.headers['x-larder-cache'], undefined, 'a private file has no provenance');
     assert.equal(sha256Hex(privateFile.body), dists.sharedPrivate!.sha256);
 
     const api = json<{ releases: Record<string, unknown[]> }>(await get(`${l.url}/pypi/shared-lib/json`));

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import type { Config } from '../../src/config/schema.js';
+import type { Settings } from '../../src/config/schema.js';
 import { buildSdist, buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream, type LoggedRequest } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
@@ -84,7 +84,7 @@ describe('caching proxy: index pages', () => {
   const larders: TestLarder[] = [];
   const upstreams: FakeUpstream[] = [];
 
-  const larder = async (overrides: Partial<Config> = {}, upstream: FakeUpstream = up, clock?: ManualClock): Promise<TestLarder> => {
+  const larder = async (overrides: Partial<Settings> = {}, upstream: FakeUpstream = up, clock?: ManualClock): Promise<TestLarder> => {
     const l = await startLarder({ upstream: upstream.url, upstreamRetries: 0, upstreamHeadersTimeout: 2000, ...overrides }, undefined, { clock });
     larders.push(l);
     return l;

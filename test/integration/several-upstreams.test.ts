@@ -2,7 +2,7 @@
  * Several upstreams (docs/policy.md): a project matching an upstream's `projects` patterns
  * comes only from it, any other from the first upstream without patterns that has it, never merged; the
  * caches of two upstreams never mix; X-Larder-Upstream and the metrics say which one answered; the list
- * comes from a TOML or JSON config file.
+ * comes from a TOML or JSON config file, each entry with its own upstream settings.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -57,19 +57,26 @@ describe('several upstreams', () => {
         'name = "pytorch"',
         `url = "${torch.url}"`,
         'projects = ["torch*"]',
+        'retries = 0',
         '',
         '[[upstreams]]',
         'name = "pypi"',
         `url = "${pypi.url}"`,
+        'retries = 0',
         '',
         '[[upstreams]]',
         'name = "vendor"',
         `url = "${vendor.url}"`,
+        'retries = 1',
         '',
       ].join('\n'),
     );
     const { upstreams } = loadConfig({ env: { LARDER_CONFIG: toml } });
-    l = await startLarder({ upstreams, upstreamRetries: 0 });
+    assert.deepEqual(
+      upstreams.map((u) => u.retries),
+      [0, 0, 1],
+    );
+    l = await startLarder({ upstreams });
   });
 
   after(async () => {
@@ -102,7 +109,11 @@ describe('several upstreams', () => {
     const api = await fetch(`${l.url}/pypi/vendor-sdk/json`);
     assert.equal(api.status, 200);
     assert.equal(api.headers.get('x-larder-upstream'), 'vendor');
-    assert.equal((await get(`${l.url}/simple/no-such-project/`)).status, 404);
+    const missing = await get(`${l.url}/simple/no-such-project/`);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers['x-larder-cache'], 'miss', 'how the last upstream asked found it missing');
+    assert.equal(missing.headers['x-larder-upstream'], undefined, 'no upstream answered it');
+    assert.equal((await get(`${l.url}/simple/no-such-project/`)).headers['x-larder-cache'], 'hit', 'the 404s are cached');
 
     const metrics = await (await fetch(`${l.url}/metrics`)).text();
     assert.match(metrics, /larder_upstream_answers_total\{upstream="vendor",kind="page"\} [1-9]/);
@@ -127,5 +138,17 @@ describe('several upstreams', () => {
     assert.equal(l.larder.storage.documents.get({ kind: 'page', project: 'vendor-sdk' }), undefined);
     assert.ok(l.larder.storage.upstreamDocuments('vendor').get({ kind: 'page', project: 'vendor-sdk' }));
     assert.equal(l.larder.storage.upstreamDocuments('pypi').get({ kind: 'page', project: 'torch' }), undefined);
+  });
+
+  test("each upstream's client keeps its own settings: the vendor's one retry", async () => {
+    await vendor.setFault({ kind: 'status500', pathPrefix: '/simple/vendor-broken/' });
+    try {
+      vendor.clearLog();
+      assert.equal((await get(`${l.url}/simple/vendor-broken/`)).status, 502);
+      assert.equal(vendor.requestsTo('/simple/vendor-broken/').length, 2, 'one request and the one retry of its entry');
+      assert.equal(pypi.requestsTo('/simple/vendor-broken/').length, 1, 'pypi answered 404 first, not retried');
+    } finally {
+      await vendor.setFault(null);
+    }
   });
 });

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Config } from '../../src/config/schema.js';
+import type { Settings } from '../../src/config/schema.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
@@ -42,7 +42,7 @@ describe('supply-chain policy', () => {
   const d: Record<string, BuiltDist> = {};
   const start = Date.UTC(2026, 5, 1);
 
-  const larder = async (overrides: Partial<Config>, clock = new ManualClock(start)) => {
+  const larder = async (overrides: Partial<Settings>, clock = new ManualClock(start)) => {
     const l = await startLarder({ upstream: up.url, upstreamRetries: 0, ...overrides }, undefined, { clock });
     larders.push(l);
     return { l, clock };

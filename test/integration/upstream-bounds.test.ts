@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Config } from '../../src/config/schema.js';
-import { UpstreamSource } from '../../src/index/sources/upstream-source.js';
+import type { Settings } from '../../src/config/schema.js';
+import { UpstreamFetcher } from '../../src/upstream/upstream-fetcher.js';
 import type { ProjectName } from '../../src/model/names.js';
 import { UpstreamClient, UpstreamError } from '../../src/upstream/client.js';
 import { OriginPolicy } from '../../src/upstream/origin-policy.js';
@@ -26,7 +26,7 @@ describe('upstream bounds', () => {
   let up: FakeUpstream;
   let big: BuiltDist;
   let wordy: BuiltDist;
-  const larder = (overrides: Partial<Config> = {}) => bench.larder(overrides);
+  const larder = (overrides: Partial<Settings> = {}) => bench.larder(overrides);
   const tmpEmpty = async (l: TestLarder) => (await readdir(join(l.data, 'tmp'))).length === 0;
   const filesFetched = (dist: BuiltDist, suffix = '') => up.requestsTo('/files/').filter((r) => r.path.endsWith(`${dist.filename}${suffix}`));
 
@@ -80,9 +80,10 @@ describe('upstream bounds', () => {
   test('project pages and the project list are read only up to their caps', async () => {
     up.setRootFiller(20_000);
     const config = loadConfig({ env: {}, overrides: { upstream: up.url, upstreamRetries: 0 } });
-    const client = new UpstreamClient(config, new OriginPolicy(config.upstream, null, []));
+    const [upstream] = config.upstreams;
+    const client = new UpstreamClient(upstream!, config, new OriginPolicy(upstream!.url, null, []));
     try {
-      const source = new UpstreamSource(client, {
+      const source = new UpstreamFetcher(client, {
         indexUrl: up.url,
         jsonApiUrl: null,
         deadline: 10_000,

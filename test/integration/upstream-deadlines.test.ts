@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Config } from '../../src/config/schema.js';
+import type { Settings } from '../../src/config/schema.js';
 import type { BuiltDist } from '../fixtures/dists.js';
 import type { FakeUpstream } from '../fixtures/fake-upstream.js';
 import { sha256Hex } from '../fixtures/hashes.js';
@@ -28,7 +28,7 @@ describe('upstream deadlines', () => {
   let bench: UpstreamBench;
   let up: FakeUpstream;
   let big: BuiltDist;
-  const larder = (overrides: Partial<Config> = {}, clock?: ManualClock) => bench.larder(overrides, { clock });
+  const larder = (overrides: Partial<Settings> = {}, clock?: ManualClock) => bench.larder(overrides, { clock });
 
   before(async () => {
     bench = await startUpstreamBench('larder-deadlines-', {

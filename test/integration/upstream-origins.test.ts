@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Config } from '../../src/config/schema.js';
+import type { Settings } from '../../src/config/schema.js';
 import { parseProjectPage } from '../../src/upstream/parse-project-page.js';
 import { OriginPolicy } from '../../src/upstream/origin-policy.js';
 import type { BuiltDist } from '../fixtures/dists.js';
@@ -20,7 +20,7 @@ describe('where files may come from', () => {
   let up: FakeUpstream;
   let other: LoggingServer;
   let wheel: BuiltDist;
-  const larder = (overrides: Partial<Config> = {}) => bench.larder(overrides);
+  const larder = (overrides: Partial<Settings> = {}) => bench.larder(overrides);
 
   before(async () => {
     bench = await startUpstreamBench('larder-origins-', { upstreamRetries: 0 });

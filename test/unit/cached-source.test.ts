@@ -8,8 +8,8 @@ import pino from 'pino';
 import { LarderError } from '../../src/base/errors.js';
 import type { ProjectPage, ProjectReleases } from '../../src/model/documents.js';
 import { normalizeName } from '../../src/model/names.js';
-import { CachedSource } from '../../src/index/sources/cached-source.js';
-import type { Fetched, UpstreamSource } from '../../src/index/sources/upstream-source.js';
+import { CachedSource } from '../../src/sources/cached-source.js';
+import type { Fetched, UpstreamFetcher } from '../../src/upstream/upstream-fetcher.js';
 import { DiskSpace } from '../../src/store/disk-space.js';
 import { openStorage } from '../../src/store/local/open-storage.js';
 import type { Storage } from '../../src/store/storage.js';
@@ -78,7 +78,7 @@ function cachedSource(upstream: FakeUpstream, offline = false): CachedSource {
     clock,
     space: new DiskSpace(dir, 0, clock),
   };
-  return new CachedSource(upstream as unknown as UpstreamSource, storage, storage.blobs, options, pino({ level: 'silent' }));
+  return new CachedSource(upstream as unknown as UpstreamFetcher, storage, storage.blobs, options, pino({ level: 'silent' }));
 }
 
 beforeEach(async () => {
@@ -98,10 +98,10 @@ describe('CachedSource', () => {
     const upstream = new FakeUpstream(null);
     const source = cachedSource(upstream);
     assert.equal(source.cachedPage(name), null);
-    assert.deepEqual(await source.getProject(name), upstream.page);
+    assert.deepEqual((await source.getProject(name)).value, upstream.page);
     assert.deepEqual(source.cachedPage(name), upstream.page);
-    assert.deepEqual(await source.getProject(name), upstream.page);
-    assert.equal(await source.getProject(normalizeName('other')), null);
+    assert.deepEqual((await source.getProject(name)).value, upstream.page);
+    assert.equal((await source.getProject(normalizeName('other'))).value, null);
     assert.equal(source.cachedPage(normalizeName('other')), null);
     assert.deepEqual(upstream.asked, [`page ${name}`, 'page other']);
   });
@@ -109,7 +109,7 @@ describe('CachedSource', () => {
   test('an upstream without a JSON API is not asked for JSON documents: both are null', async () => {
     const upstream = new FakeUpstream(null);
     const source = cachedSource(upstream);
-    assert.equal(await source.getReleases(name), null);
+    assert.equal((await source.getReleases(name)).value, null);
     assert.equal(await source.getReleaseMetadata(name, '1.0'), null);
     assert.deepEqual(upstream.asked, []);
   });
@@ -117,12 +117,12 @@ describe('CachedSource', () => {
   test("with a JSON API: the project's document and a release's metadata, each fetched once", async () => {
     const upstream = new FakeUpstream('https://upstream.test/pypi/');
     const source = cachedSource(upstream);
-    assert.deepEqual(await source.getReleases(name), upstream.doc);
-    assert.deepEqual(await source.getReleases(name), upstream.doc);
+    assert.deepEqual((await source.getReleases(name)).value, upstream.doc);
+    assert.deepEqual((await source.getReleases(name)).value, upstream.doc);
     assert.equal((await source.getReleaseMetadata(name, '1.0'))!.summary, 'its own');
     assert.equal((await source.getReleaseMetadata(name, '1.0'))!.summary, 'its own');
     assert.equal(await source.getReleaseMetadata(name, '9.9'), null);
-    assert.equal(await source.getReleases(normalizeName('other')), null);
+    assert.equal((await source.getReleases(normalizeName('other'))).value, null);
     assert.deepEqual(upstream.asked, [`releases ${name}`, `release ${name} 1.0`, `release ${name} 9.9`, 'releases other']);
   });
 
@@ -144,7 +144,7 @@ describe('CachedSource', () => {
     const offline = new FakeUpstream('https://upstream.test/pypi/');
     const second = cachedSource(offline, true);
     assert.deepEqual(second.cachedPage(name), online.page);
-    assert.deepEqual(await second.getReleases(name), online.doc);
+    assert.deepEqual((await second.getReleases(name)).value, online.doc);
     await assert.rejects(second.getReleaseMetadata(name, '1.0'), (err: unknown) => err instanceof LarderError && err.code === 'offline_not_cached');
     assert.deepEqual(offline.asked, []);
   });
@@ -161,10 +161,10 @@ describe('CachedSource', () => {
     const page = projectPage(counted, { versions: files.map((f) => f.version!), origin: 'upstream' });
     const source = cachedSource(new FakeUpstream(null, page));
     for (const file of files) {
-      const body = await source.openFile(name, file.filename, 'file');
+      const body = (await source.openFile(name, file.filename, 'file')).value;
       assert.equal(body?.kind, 'stream', file.filename);
     }
-    assert.equal(await source.openFile(name, 'demo_pkg-9.9.tar.gz', 'file'), null);
+    assert.equal((await source.openFile(name, 'demo_pkg-9.9.tar.gz', 'file')).value, null);
     await source.settled();
     // One pass to index the page, one to store it; a scan per file would be about 2,000,000.
     assert.ok(reads <= 5 * files.length, `${reads} reads of the page's files`);

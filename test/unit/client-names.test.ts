@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LarderError } from '../../src/base/errors.js';
 import { normalizeName } from '../../src/model/names.js';
-import { checkFilenameSegment, checkProjectName, checkVersionSegment } from '../../src/index/client-names.js';
+import { checkFilenameSegment, checkProjectName, checkVersionSegment } from '../../src/model/client-names.js';
 
 function refused(run: () => void, status: number, message: string | RegExp): void {
   assert.throws(run, (err: unknown) => {

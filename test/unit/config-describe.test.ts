@@ -24,3 +24,11 @@ test('passwords, tokens and secrets are masked: in URLs of any scheme, in keys, 
   assert.equal((described.upstreams as { url: string }[])[0]!.url, 'https://corp.example/simple/');
   assert.equal(described.port, config.port);
 });
+
+test('the one upstream of LARDER_UPSTREAM is logged without its credentials', () => {
+  const config = loadConfig({ env: { LARDER_UPSTREAM: 'https://reader:up-pass-1@pypi.example/simple/', LARDER_UPSTREAM_PASSWORD: 'up-pass-5' } });
+  const logged = JSON.stringify(describeConfig(config));
+  for (const secret of ['up-pass-1', 'up-pass-5']) assert.ok(!logged.includes(secret), `${secret} is not logged: ${logged}`);
+  const [upstream] = (describeConfig(config) as { upstreams: { url: string; password: string }[] }).upstreams;
+  assert.deepEqual([upstream!.url, upstream!.password], ['https://***@pypi.example/simple/', '***']);
+});

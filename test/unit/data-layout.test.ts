@@ -17,6 +17,6 @@ test('the data directory keeps the names existing installations use', () => {
 
 test("the first upstream's project list is in cache/, the others' each in cache/upstreams/<name>/", () => {
   const layout = dataLayout('/srv/larder');
-  assert.equal(layout.upstreamRootList('pypi', true), join('/srv/larder', 'cache', 'upstream-root.txt'));
-  assert.equal(layout.upstreamRootList('internal', false), join('/srv/larder', 'cache', 'upstreams', 'internal', 'upstream-root.txt'));
+  assert.equal(layout.upstreamRootList(null), join('/srv/larder', 'cache', 'upstream-root.txt'));
+  assert.equal(layout.upstreamRootList('internal'), join('/srv/larder', 'cache', 'upstreams', 'internal', 'upstream-root.txt'));
 });

@@ -1,7 +1,7 @@
 /** The per-project marks that tell a build from cached-file facts whether a file of the project was recorded since. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FileRecordMarks } from '../../src/index/sources/file-record-marks.js';
+import { FileRecordMarks } from '../../src/cache/file-record-marks.js';
 
 describe('FileRecordMarks', () => {
   test("a project's mark moves when one of its files is recorded, and only then", () => {

@@ -6,11 +6,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { FileBody, ProjectReleases, SourceTrace } from '../../src/model/documents.js';
+import { type FileBody, type ProjectReleases, sourced } from '../../src/model/documents.js';
 import { normalizeName } from '../../src/model/names.js';
 import { MAX_METADATA_BYTES } from '../../src/download/cached-file-target.js';
-import { coreMetadataFile } from '../../src/index/sources/core-metadata-file.js';
-import { JsonApiFromPages, RECHECK_INCOMPLETE_MS } from '../../src/index/sources/json-api-from-pages.js';
+import { coreMetadataFile } from '../../src/sources/core-metadata-file.js';
+import { JsonApiFromPages, RECHECK_INCOMPLETE_MS } from '../../src/sources/json-api-from-pages.js';
 import { ITEMS_PER_SLICE, releasesFromPage } from '../../src/upstream/json-api-from-simple.js';
 import { isPlaceholderMetadata } from '../../src/upstream/parse-json-api.js';
 import { ManualClock } from '../helpers/manual-clock.js';
@@ -56,15 +56,15 @@ describe('JsonApiFromPages', () => {
     const { inner, source } = demo();
     const upstreamDoc = releasesFromPage(inner.pages.get(name)!);
     inner.documents.set(name, upstreamDoc);
-    assert.equal(await source.getReleases(name), upstreamDoc);
+    assert.equal((await source.getReleases(name)).value, upstreamDoc);
     assert.deepEqual(inner.calls, [`getReleases ${name}`]);
   });
 
   test('without one: releases from the page, `info` of the latest final release from its `.metadata`', async () => {
     const { inner, source } = demo();
-    const trace: SourceTrace = {};
-    const doc = (await source.getReleases(name, trace))!;
-    assert.equal(trace.cache, 'hit');
+    const answer = await source.getReleases(name);
+    assert.equal(answer.provenance.cache, 'hit', 'the provenance of the page it is built from');
+    const doc = answer.value!;
     assert.deepEqual(summaries(doc), { '1.0': null, '2.0': 'two', '3.0.dev1': null });
     assert.equal(doc.releases.find((r) => r.version === '2.0')!.metadata.description, 'The description of Demo_Pkg 2.0.\n');
     assert.ok(isPlaceholderMetadata(doc.releases.find((r) => r.version === '1.0')!.metadata));
@@ -78,13 +78,13 @@ describe('JsonApiFromPages', () => {
 
   test('one build per page: the same document again, without reading `.metadata` again', async () => {
     const { inner, source } = demo();
-    const [first, second] = await Promise.all([source.getReleases(name), source.getReleases(name)]);
+    const [first, second] = (await Promise.all([source.getReleases(name), source.getReleases(name)])).map((answer) => answer.value);
     assert.equal(first, second);
-    assert.equal(await source.getReleases(name), first);
+    assert.equal((await source.getReleases(name)).value, first);
     assert.equal(inner.calls.filter((c) => c.startsWith('openFile')).length, 1);
     // A new page (the cache refreshed it) gets a new build.
     inner.pages.set(name, { ...inner.pages.get(name)!, serial: 43 });
-    const rebuilt = (await source.getReleases(name))!;
+    const rebuilt = (await source.getReleases(name)).value!;
     assert.notEqual(rebuilt, first);
     assert.equal(rebuilt.serial, 43);
   });
@@ -93,14 +93,14 @@ describe('JsonApiFromPages', () => {
     const { inner, source } = demo();
     const files = 5_000;
     inner.pages.set(name, plainPage(files));
-    const doc = (await source.getReleases(name))!;
+    const doc = (await source.getReleases(name)).value!;
     assert.equal(doc.releases.length, files);
     assert.equal(inner.storedLookups, files);
     assert.deepEqual(
       inner.calls.filter((c) => c.startsWith('openFile') && c.endsWith(' file')),
       [],
     );
-    assert.equal(await source.getReleases(name), doc, 'the second request reuses the build');
+    assert.equal((await source.getReleases(name)).value, doc, 'the second request reuses the build');
     assert.equal(inner.storedLookups, files);
   });
 
@@ -109,7 +109,7 @@ describe('JsonApiFromPages', () => {
     const page = plainPage(10_000);
     inner.pages.set(name, page);
     const counter = turnCounter();
-    const doc = (await source.getReleases(name))!;
+    const doc = (await source.getReleases(name)).value!;
     counter.stop();
     const turns = counter.turns();
     // Slices of ITEMS_PER_SLICE: five of lookups, five of files, five of versions, five of releases at least.
@@ -120,55 +120,55 @@ describe('JsonApiFromPages', () => {
   test('an incomplete build is reused until this node caches a file of the project, then built again with its size and sha256', async () => {
     const { inner, source } = demo();
     inner.pages.set(name, plainPage(3));
-    const first = (await source.getReleases(name))!;
+    const first = (await source.getReleases(name)).value!;
     assert.equal(sizeOf(first, 'demo_pkg-1.1.tar.gz'), null);
-    assert.equal(await source.getReleases(name), first);
+    assert.equal((await source.getReleases(name)).value, first);
     inner.cache('demo_pkg-1.1.tar.gz', { size: 7, sha256: 'c'.repeat(64) });
-    const second = (await source.getReleases(name))!;
+    const second = (await source.getReleases(name)).value!;
     assert.notEqual(second, first);
     assert.equal(sizeOf(second, 'demo_pkg-1.1.tar.gz'), 7);
     assert.equal(second.releases.flatMap((r) => r.files).find((f) => f.filename === 'demo_pkg-1.1.tar.gz')!.hashes.sha256, 'c'.repeat(64));
-    assert.equal(await source.getReleases(name), second);
+    assert.equal((await source.getReleases(name)).value, second);
   });
 
   test('what another node cached (no mark moves here) shows once RECHECK_INCOMPLETE_MS has passed', async () => {
     const { inner, source, clock } = demo();
     inner.pages.set(name, plainPage(2));
-    const first = (await source.getReleases(name))!;
+    const first = (await source.getReleases(name)).value!;
     inner.stored.set('demo_pkg-1.0.tar.gz', { size: 9, sha256: 'd'.repeat(64) });
     clock.advance(RECHECK_INCOMPLETE_MS - 1);
-    assert.equal(await source.getReleases(name), first);
+    assert.equal((await source.getReleases(name)).value, first);
     clock.advance(1);
-    assert.equal(sizeOf((await source.getReleases(name))!, 'demo_pkg-1.0.tar.gz'), 9);
+    assert.equal(sizeOf((await source.getReleases(name)).value!, 'demo_pkg-1.0.tar.gz'), 9);
   });
 
   test('a complete build is kept whatever is cached later', async () => {
     const { inner, source, clock } = demo();
-    const first = (await source.getReleases(name))!;
+    const first = (await source.getReleases(name)).value!;
     inner.cache('demo_pkg-2.0.tar.gz', { size: 9, sha256: 'd'.repeat(64) });
     clock.advance(RECHECK_INCOMPLETE_MS);
-    assert.equal(await source.getReleases(name), first);
+    assert.equal((await source.getReleases(name)).value, first);
   });
 
   test('a latest release without a readable `.metadata` keeps the placeholder, and the failure is logged', async () => {
     const { inner, source, warnings } = demo();
     inner.bodies.set(fileKey('demo_pkg-2.0-py3-none-any.whl', 'metadata'), new Error('upstream went away'));
-    const doc = (await source.getReleases(name))!;
+    const doc = (await source.getReleases(name)).value!;
     assert.ok(doc.releases.every((r) => isPlaceholderMetadata(r.metadata)));
     assert.deepEqual(warnings, ['could not read core metadata for the JSON API document']);
   });
 
   test('an unknown project is null; a failing inner source fails the request', async () => {
     const { inner, source } = demo();
-    assert.equal(await source.getReleases(normalizeName('other')), null);
+    assert.equal((await source.getReleases(normalizeName('other'))).value, null);
     inner.failure = new Error('no upstream');
     await assert.rejects(source.getReleases(name), /no upstream/);
   });
 
   test('everything else goes to the inner source', async () => {
     const { inner, source } = demo();
-    assert.equal(await source.getProject(name), inner.pages.get(name));
-    assert.equal(await source.openFile(name, 'demo_pkg-1.0-py3-none-any.whl', 'file'), null);
+    assert.equal((await source.getProject(name)).value, inner.pages.get(name));
+    assert.equal((await source.openFile(name, 'demo_pkg-1.0-py3-none-any.whl', 'file')).value, null);
     assert.equal(await source.lastSerial(), 42);
     assert.equal(await source.listVersion(), 'fake');
     const batches = [];
@@ -195,16 +195,17 @@ describe('coreMetadataFile', () => {
       await writeFile(path, coreMetadataText('Demo_Pkg', '1.0', 'from disk'));
       let size = 10;
       const source = {
-        openFile: async (): Promise<FileBody> => ({
-          kind: 'stored',
-          path,
-          size,
-          sha256: 'x',
-          etag: '"x"',
-          contentType: 'text/plain',
-          read: async () => createReadStream(path),
-          directUrl: null,
-        }),
+        openFile: async () =>
+          sourced<FileBody>({
+            kind: 'stored',
+            path,
+            size,
+            sha256: 'x',
+            etag: '"x"',
+            contentType: 'text/plain',
+            read: async () => createReadStream(path),
+            directUrl: null,
+          }),
       };
       const { logger, warnings } = recordingLogger();
       const lookup = coreMetadataFile(source, logger);

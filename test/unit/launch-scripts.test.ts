@@ -15,7 +15,7 @@ const LAUNCH_DIR = new URL('../../src/launch/', import.meta.url);
 test('every package.json script that runs larder code runs it through the launcher', () => {
   const runsLarderCode = (command: string) => /\btsx\b|\.ts\b|run-sharded/.test(command);
   const scripts = Object.entries(pkg.scripts as Record<string, string>).filter(([, command]) => runsLarderCode(command));
-  assert.deepEqual(scripts.map(([name]) => name).sort(), ['bench', 'bench:hostile', 'bundle', 'larder', 'start', 'test', 'test:slow']);
+  assert.deepEqual(scripts.map(([name]) => name).sort(), ['bench', 'bench:hostile', 'bundle', 'larder', 'readme:settings', 'start', 'test', 'test:slow']);
   for (const [name, command] of scripts) assert.match(command, /^node src\/launch\/with-node\.cjs /, `npm run ${name}`);
   assert.deepEqual(pkg.bin, { larder: 'src/launch/larder.cjs' });
 });

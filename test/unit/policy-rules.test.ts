@@ -48,7 +48,7 @@ describe('policy settings', () => {
     assert.deepEqual(c.allow, ['torch*']);
     const defaults = loadConfig({ env: {} });
     assert.equal(defaults.minReleaseAge, null);
-    assert.deepEqual([defaults.deny, defaults.allow, defaults.upstreams], [[], [], []]);
+    assert.deepEqual([defaults.deny, defaults.allow], [[], []]);
     assert.throws(() => loadConfig({ env: { LARDER_DENY: 'requests[socks]' } }), ConfigError);
     assert.throws(() => loadConfig({ env: { LARDER_MIN_RELEASE_AGE_UNKNOWN: 'maybe' } }), /LARDER_MIN_RELEASE_AGE_UNKNOWN="maybe"; expected allow or deny/);
   });
@@ -64,10 +64,13 @@ describe('policy settings', () => {
       const c = loadConfig({ env: { LARDER_CONFIG: toml } });
       assert.equal(c.minReleaseAge, 3 * 86_400_000);
       assert.deepEqual(c.deny, ['evilpkg', 'requests<2.0']);
-      assert.deepEqual(c.upstreams, [
-        { name: 'pytorch', url: 'https://download.pytorch.org/whl/cpu/', projects: ['torch*'], username: null, password: null },
-        { name: 'pypi', url: 'https://pypi.org/simple/', projects: null, username: 'u', password: 'p' },
-      ]);
+      assert.deepEqual(
+        c.upstreams.map(({ name, url, projects, username, password }) => ({ name, url, projects, username, password })),
+        [
+          { name: 'pytorch', url: 'https://download.pytorch.org/whl/cpu/', projects: ['torch*'], username: null, password: null },
+          { name: 'pypi', url: 'https://pypi.org/simple/', projects: null, username: 'u', password: 'p' },
+        ],
+      );
       const json = join(dir, 'larder.json');
       await writeFile(
         json,

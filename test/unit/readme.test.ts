@@ -3,22 +3,36 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { readDefaults } from '../../src/config/load.js';
 import { SETTINGS } from '../../src/config/schema.js';
+import { settingsTable, withSettingsTable } from '../../src/config/settings-table.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
-test('every setting appears in the README configuration table with its default', () => {
-  const defaults = readDefaults();
+test('the README settings table is the one the schema makes (npm run readme:settings writes it)', () => {
+  const table = settingsTable();
+  const start = readme.split('\n').indexOf(table[0]!);
+  assert.ok(start >= 0, 'README has the settings table');
+  const actual = readme.split('\n').slice(start, start + table.length + 1);
+  assert.deepEqual(actual.slice(0, table.length), table, 'run npm run readme:settings');
+  assert.ok(!actual[table.length]?.startsWith('|'), 'no row beyond the settings: run npm run readme:settings');
+  assert.equal(withSettingsTable(readme), readme);
+});
+
+test('each setting has its README row: its variables, flag, key and default', () => {
+  const rows = readme.split('\n').map((line) => line.split(' | '));
   for (const s of SETTINGS) {
-    const envs = typeof s.env === 'string' ? [s.env] : s.env;
-    const row = readme.split('\n').find((line) => line.startsWith('|') && line.includes(`\`${s.flag}\``) && line.includes(`\`${s.key}\``));
-    assert.ok(row, `README has no row for ${s.key}`);
-    for (const env of envs) assert.ok(row.includes(`\`${env}\``), `${s.key}: ${env} missing`);
-    const value = defaults[s.key];
-    if (value === '' || value === undefined) assert.match(row, /\(empty\)/, `${s.key}: default should read (empty)`);
-    else assert.ok(row.includes(`\`${String(value)}\``), `${s.key}: default ${String(value)} missing from: ${row}`);
+    const cells = rows.find((row) => row[2] === `\`${s.key}\``);
+    assert.ok(cells, `README has no row for ${s.key}`);
+    for (const env of typeof s.env === 'string' ? [s.env] : s.env) assert.ok(cells[0]!.includes(`\`${env}\``), `${s.key}: ${env}`);
+    assert.equal(cells[1], `\`${s.flag}\``, s.key);
+    assert.equal(cells[3], s.default === '' ? '(empty)' : `\`${String(s.default)}\``, s.key);
   }
+});
+
+test('a changed setting makes the README differ', () => {
+  const changed = readme.replace('| `LARDER_PORT` | `--port` | `port` | `3142` |', '| `LARDER_PORT` | `--port` | `port` | `8080` |');
+  assert.notEqual(changed, readme, 'the port row is in the README');
+  assert.equal(withSettingsTable(changed), readme, 'regenerating restores the row');
 });
 
 test('every CLI command appears in the README', () => {

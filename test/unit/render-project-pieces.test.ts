@@ -44,7 +44,7 @@ test('a page of more files than a slice is answered after several turns of the e
   const p = page(PAGE_FILES_PER_PIECE * 4 + 1);
   const deps = { config: { publicUrl: null }, rendered: new RenderedCache(64 << 20) } as unknown as HttpDeps;
   const counter = turnCounter();
-  const request = { acceptEncoding: 'gzip', ifNoneMatch: undefined, trace: {} };
+  const request = { acceptEncoding: 'gzip', ifNoneMatch: undefined, provenance: {} };
   const html = await projectPageAnswer(deps, p, { format: 'html', contentType: 'text/html; charset=utf-8' } as never, request);
   counter.stop();
   const turns = counter.turns();

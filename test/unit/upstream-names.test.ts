@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LarderError } from '../../src/base/errors.js';
-import type { ProjectPage } from '../../src/model/documents.js';
+import { type ProjectPage, sourced } from '../../src/model/documents.js';
 import { normalizeName, type ProjectName } from '../../src/model/names.js';
-import { UpstreamNameCheck, type CachedPages } from '../../src/index/upstream-names.js';
+import { UpstreamNameCheck, type CachedPages } from '../../src/upload/upstream-names.js';
 import { projectPage } from '../helpers/model-builders.js';
 
 const known = normalizeName('Demo_Pkg');
@@ -18,7 +18,7 @@ function pages(cached: ProjectPage | null, failure: Error | null = null): Cached
     async getProject(name: ProjectName) {
       asked.push(name);
       if (failure) throw failure;
-      return name === known ? projectPage([], { origin: 'upstream' }) : null;
+      return sourced(name === known ? projectPage([], { origin: 'upstream' }) : null);
     },
     cachedPage: (name) => (name === known ? cached : null),
   };

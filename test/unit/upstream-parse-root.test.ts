@@ -64,7 +64,7 @@ describe('parseRootHtmlStream', () => {
     });
   }
 
-  it('handles entities, UTF-8 split across byte chunks, attributes, inner tags, comments and scripts', async () => {
+  it('handles entities (every named one, as a browser),  UTF-8 split across byte chunks, attributes, inner tags, comments and scripts', async () => {
     const html = [
       '<!DOCTYPE html><html><head><title>Simple index</title>',
       '<script>var s = "<a href=\'/no/\'>no</a>";</script><style>a > b {}</style></head><body>',
@@ -73,10 +73,11 @@ describe('parseRootHtmlStream', () => {
       "<a data-x='1' href=/simple/caf/>café</a>",
       '<a href="/simple/num/"> <span>&#78;&#x75;m</span> </a>',
       '<a href="/simple/from-href/"></a>',
+      '<a href="/simple/named/">caf&eacute;&hellip;</a>',
       '<a href="/simple/unclosed/">unclosed<a href="/simple/next/">next</a>',
       '<a href="/simple/last/">last',
     ].join('\n');
-    const expected = [{ name: 'A&B' }, { name: 'café' }, { name: 'Num' }, { name: 'from-href' }, { name: 'unclosed' }, { name: 'next' }, { name: 'last' }];
+    const expected = [{ name: 'A&B' }, { name: 'café' }, { name: 'Num' }, { name: 'from-href' }, { name: 'café…' }, { name: 'unclosed' }, { name: 'next' }, { name: 'last' }];
     for (const size of CHUNK_SIZES) {
       assert.deepEqual(await collect(parseRootHtmlStream(pieces(Buffer.from(html), size))), expected, `size ${size}`);
     }

@@ -5,9 +5,9 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../../base/errors.js';
-import type { FileBody, FileVariant, SourceTrace } from '../../model/documents.js';
+import type { FileBody, FileVariant, Provenance, Sourced } from '../../model/documents.js';
 import { normalizeName, type ProjectName } from '../../model/names.js';
-import { checkFilenameSegment, checkProjectName } from '../../index/client-names.js';
+import { checkFilenameSegment, checkProjectName } from '../../model/client-names.js';
 import type { HttpDeps } from '../deps.js';
 import { sendThroughKoa } from '../answer.js';
 import { storedFileAnswer, fileHeaders, type FileRequest, type SmallBodies } from '../file-answer.js';
@@ -35,8 +35,8 @@ async function sendStreamedFile(ctx: Context, body: Extract<FileBody, { kind: 's
   if (opened && !head) ctx.body = opened.stream;
 }
 
-export function fileRequest(get: (name: string) => string | undefined, head: boolean, trace: SourceTrace): FileRequest {
-  return { head, ifNoneMatch: get('if-none-match'), ifRange: get('if-range'), range: get('range'), trace };
+export function fileRequest(get: (name: string) => string | undefined, head: boolean, provenance: Provenance): FileRequest {
+  return { head, ifNoneMatch: get('if-none-match'), ifRange: get('if-range'), range: get('range'), provenance };
 }
 
 /** Where a file request names its file: the normalized project, the file and which of its variants. */
@@ -51,15 +51,14 @@ export function fileTarget(projectSegment: string, filenameSegment: string): { p
   return { project, filename, variant };
 }
 
-export function registerFileRoutes(router: Router, deps: HttpDeps, smallBodies: SmallBodies, handoff: Handoff<FileBody | null>): void {
+export function registerFileRoutes(router: Router, deps: HttpDeps, smallBodies: SmallBodies, handoff: Handoff<Sourced<FileBody | null>>): void {
   router.get('/packages/:project/:filename', async (ctx) => {
     const requested = ctx.params.filename!;
     const { project, filename, variant } = fileTarget(ctx.params.project!, requested);
     const handed = handoff.take(ctx.req);
-    const trace: SourceTrace = handed?.trace ?? {};
-    const body = await (handed?.lookup ?? deps.source.openFile(project, filename, variant, trace));
-    if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
-    if (trace.upstream) ctx.set('X-Larder-Upstream', trace.upstream);
+    const { value: body, provenance } = await (handed?.lookup ?? deps.source.openFile(project, filename, variant));
+    if (provenance.cache) ctx.set('X-Larder-Cache', provenance.cache);
+    if (provenance.upstream) ctx.set('X-Larder-Upstream', provenance.upstream);
     if (!body) throw notFound(`No file ${requested} in project ${project}.`);
     if (body.kind === 'stream') await sendStreamedFile(ctx, body, deps.config.readAuth);
     else
@@ -67,12 +66,12 @@ export function registerFileRoutes(router: Router, deps: HttpDeps, smallBodies: 
         ctx,
         await storedFileAnswer(
           body,
-          fileRequest((name) => ctx.get(name) || undefined, ctx.method === 'HEAD', trace),
+          fileRequest((name) => ctx.get(name) || undefined, ctx.method === 'HEAD', provenance),
           deps.config.readAuth,
           smallBodies,
         ),
       );
-    if (trace.cache === 'hit' && ctx.method === 'GET') {
+    if (provenance.cache === 'hit' && ctx.method === 'GET') {
       const bytes = ctx.length ?? 0;
       ctx.res.once('finish', () => deps.metrics.cacheServedBytes.inc(bytes));
     }

@@ -4,9 +4,8 @@ import { gzip } from 'node:zlib';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { LarderError } from '../../base/errors.js';
-import type { SourceTrace } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
-import { checkProjectName, checkVersionSegment } from '../../index/client-names.js';
+import { checkProjectName, checkVersionSegment } from '../../model/client-names.js';
 import { projectJsonTemplatePieces, releaseJsonTemplatePieces } from '../../render/json-api.js';
 import { fillBase, fillBaseBytes } from '../../render/json-wire.js';
 import type { HttpDeps } from '../deps.js';
@@ -57,16 +56,16 @@ export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
       const rest = version === null ? 'json' : `${encodeURIComponent(version)}/json`;
       return redirect(ctx, `/${prefix}/${name}/${rest}`);
     }
-    const trace: SourceTrace = {};
-    let doc: Awaited<ReturnType<typeof deps.source.getReleases>>;
+    let answer: Awaited<ReturnType<typeof deps.source.getReleases>>;
     try {
-      doc = await deps.source.getReleases(name, trace, version ?? undefined);
+      answer = await deps.source.getReleases(name, version ?? undefined);
     } catch (err) {
       if (err instanceof LarderError) throw jsonError(err);
       throw err;
     }
-    if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
-    if (trace.upstream) ctx.set('X-Larder-Upstream', trace.upstream);
+    const { value: doc, provenance } = answer;
+    if (provenance.cache) ctx.set('X-Larder-Cache', provenance.cache);
+    if (provenance.upstream) ctx.set('X-Larder-Upstream', provenance.upstream);
     if (!doc) throw jsonNotFound();
     const render = (): RenderingInPieces => {
       const pieces = version === null ? projectJsonTemplatePieces(doc) : releaseJsonTemplatePieces(doc, version);

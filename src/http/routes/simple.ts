@@ -5,10 +5,10 @@ import { createGzip } from 'node:zlib';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { LarderError } from '../../base/errors.js';
-import type { ProjectPage, SourceTrace } from '../../model/documents.js';
+import type { ProjectPage, Sourced } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
-import { checkProjectName } from '../../index/client-names.js';
-import { listFamily } from '../../index/sources/root-list.js';
+import { checkProjectName } from '../../model/client-names.js';
+import { listFamily } from '../../cache/root-list.js';
 import { isDiskFull } from '../../store/disk-space.js';
 import { projectHtmlPieces, renderProjectHtml, renderRootHtmlChunks } from '../../render/simple-html.js';
 import { projectJsonPieces, renderProjectJson, renderRootJsonChunks } from '../../render/simple-json.js';
@@ -76,7 +76,7 @@ function rootFileKind(chosen: Negotiated): string {
   return chosen.contentType.startsWith('text/html') ? 'html' : 'v1html';
 }
 
-export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: Negotiator, handoff: Handoff<ProjectPage | null>): void {
+export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: Negotiator, handoff: Handoff<Sourced<ProjectPage | null>>): void {
   router.get('/simple', (ctx) => redirect(ctx, '/simple/'));
 
   router.get('/simple/', async (ctx) => {
@@ -138,15 +138,14 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: 
     if (!withSlash || name !== requested) return redirect(ctx, `/simple/${name}/`);
     const chosen = negotiate(formatOf(ctx), ctx.get('Accept') || undefined);
     const handed = handoff.take(ctx.req);
-    const trace: SourceTrace = handed?.trace ?? {};
-    const page = await (handed?.lookup ?? deps.source.getProject(name, trace));
+    const { value: page, provenance } = await (handed?.lookup ?? deps.source.getProject(name));
     if (!page) {
-      if (trace.cache) ctx.set('X-Larder-Cache', trace.cache);
-      if (trace.upstream) ctx.set('X-Larder-Upstream', trace.upstream);
+      if (provenance.cache) ctx.set('X-Larder-Cache', provenance.cache);
+      if (provenance.upstream) ctx.set('X-Larder-Upstream', provenance.upstream);
       ctx.vary('Accept');
       throw simpleNotFound();
     }
-    const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, trace };
+    const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, provenance };
     await sendThroughKoa(ctx, await projectPageAnswer(deps, page, chosen, request));
   };
   router.get('/simple/:project/', (ctx) => projectPage(ctx, true));

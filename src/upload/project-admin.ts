@@ -9,7 +9,7 @@ import { forbidden, notFound } from '../base/errors.js';
 import type { IndexStore } from '../store/index-store.js';
 import type { FileRecord, ProjectRecord } from '../store/records.js';
 import { normalizeName } from '../model/names.js';
-import { checkFilenameSegment, checkProjectName, checkVersionSegment } from './client-names.js';
+import { checkFilenameSegment, checkProjectName, checkVersionSegment } from '../model/client-names.js';
 
 /** The identity the CLI acts as: an administrator on the machine that holds the data directory. */
 export const CLI_IDENTITY: Identity = { user: 'cli', admin: true, tokenProjects: null, viaToken: false };

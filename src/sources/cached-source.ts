@@ -5,23 +5,32 @@
  * (json-api-from-pages.ts) and a release's own metadata (release-metadata.ts) are decorators around it.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../../base/clock.js';
-import type { BlobStore } from '../../store/blob-store.js';
-import type { DiskSpace } from '../../store/disk-space.js';
-import type { CachedFileId } from '../../store/cached-file-index.js';
-import type { Storage } from '../../store/storage.js';
-import type { CachedDocumentId } from '../../store/upstream-document-store.js';
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, ReleaseMetadata, SourceTrace } from '../../model/documents.js';
-import type { ProjectName } from '../../model/names.js';
-import type { IndexSource } from '../source.js';
-import type { CacheEvents } from './cache-events.js';
-import { CachedFiles, type StoredFacts } from './cached-files.js';
-import type { CrossNodeDownloads } from '../../download/cross-node-downloads.js';
-import { DocumentCache } from './document-cache.js';
-import { RootList } from './root-list.js';
-import type { Fetched, UpstreamSource, Validators } from './upstream-source.js';
+import type { Clock } from '../base/clock.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { DiskSpace } from '../store/disk-space.js';
+import type { CachedFileId } from '../store/cached-file-index.js';
+import type { Storage } from '../store/storage.js';
+import type { CachedDocumentId } from '../store/upstream-document-store.js';
+import {
+  type FileBody,
+  type FileVariant,
+  type ProjectListBatch,
+  type ProjectPage,
+  type ProjectReleases,
+  type ReleaseMetadata,
+  type Sourced,
+  sourced,
+} from '../model/documents.js';
+import type { ProjectName } from '../model/names.js';
+import type { PackageSource } from './package-source.js';
+import type { CacheEvents } from '../cache/cache-events.js';
+import { CachedFiles, type StoredFacts } from '../download/cached-files.js';
+import type { CrossNodeDownloads } from '../download/cross-node-downloads.js';
+import { DocumentCache } from '../cache/document-cache.js';
+import { RootList } from '../cache/root-list.js';
+import type { Fetched, UpstreamFetcher, Validators } from '../upstream/upstream-fetcher.js';
 
-export type { CacheEvents } from './cache-events.js';
+export type { CacheEvents } from '../cache/cache-events.js';
 
 export interface CachedSourceOptions {
   pageTtl: number;
@@ -44,21 +53,20 @@ export interface CachedSourceOptions {
 export class UpstreamPages {
   constructor(
     private readonly documents: DocumentCache,
-    private readonly upstream: UpstreamSource,
+    private readonly upstream: UpstreamFetcher,
   ) {}
 
-  get(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
+  get(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
     return this.documents.get<ProjectPage>({
       id: { kind: 'page', project: name },
       what: `project ${name}`,
       fetch: (v) => this.upstream.fetchProject(name, v),
       merge: (page, old) => (old && old.serial > page.serial ? { ...page, serial: old.serial } : page),
-      trace,
     });
   }
 }
 
-export class CachedSource implements IndexSource {
+export class CachedSource implements PackageSource {
   private readonly documents: DocumentCache;
   /** The file cache: also what the graceful stop waits for and what the storage metrics count. */
   readonly files: CachedFiles;
@@ -67,7 +75,7 @@ export class CachedSource implements IndexSource {
   private readonly docs: Storage['documents'];
 
   constructor(
-    private readonly upstream: UpstreamSource,
+    private readonly upstream: UpstreamFetcher,
     stores: Pick<Storage, 'documents' | 'cachedFiles'>,
     blobs: BlobStore,
     options: CachedSourceOptions,
@@ -128,31 +136,29 @@ export class CachedSource implements IndexSource {
     what: string,
     fetch: (validators: Validators | undefined) => Promise<Fetched<T>>,
     merge: (fresh: T, old: T | null) => T,
-    trace: SourceTrace | undefined,
-  ): Promise<T | null> {
-    return this.documents.get({ id, what, fetch, merge, trace });
+  ): Promise<Sourced<T | null>> {
+    return this.documents.get({ id, what, fetch, merge });
   }
 
-  getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
-    return this.pages.get(name, trace);
+  getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
+    return this.pages.get(name);
   }
 
   /** The upstream's JSON API document; null when the upstream has no JSON API or does not know the project. */
-  async getReleases(name: ProjectName, trace?: SourceTrace): Promise<ProjectReleases | null> {
-    if (!this.upstream.jsonApiUrl) return null;
+  async getReleases(name: ProjectName): Promise<Sourced<ProjectReleases | null>> {
+    if (!this.upstream.jsonApiUrl) return sourced(null);
     return this.cachedDocument<ProjectReleases>(
       { kind: 'releases', project: name },
       `the JSON API document of ${name}`,
       (v) => this.upstream.fetchReleases(name, v),
       (fresh, old) => (old && old.serial > fresh.serial ? { ...fresh, serial: old.serial } : fresh),
-      trace,
     );
   }
 
   /** The metadata of the upstream's `/pypi/<p>/<v>/json`; null when the upstream has no JSON API or no such release. */
   async getReleaseMetadata(name: ProjectName, version: string): Promise<ReleaseMetadata | null> {
     if (!this.upstream.jsonApiUrl) return null;
-    return this.cachedDocument<ReleaseMetadata>(
+    const answer = await this.cachedDocument<ReleaseMetadata>(
       { kind: 'release', project: name, version },
       `the JSON API document of ${name} ${version}`,
       async (v) => {
@@ -160,12 +166,12 @@ export class CachedSource implements IndexSource {
         return fetched.status === 'ok' ? { ...fetched, value: fetched.value.release.metadata } : fetched;
       },
       (fresh) => fresh,
-      undefined,
     );
+    return answer.value;
   }
 
-  openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
-    return this.files.openFile(name, filename, variant, trace);
+  openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
+    return this.files.openFile(name, filename, variant);
   }
 
   /** The verified size and sha256 of a cached file, from the cached-file index alone. */

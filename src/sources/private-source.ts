@@ -1,10 +1,10 @@
-/** The `private` index source: projects uploaded to this larder, from the index store's records and the blob store. */
+/** The `private` package source: projects uploaded to this larder, from the index store's records and the blob store. */
 import { LRUCache } from 'lru-cache';
-import type { BlobStore } from '../../store/blob-store.js';
-import type { IndexStore } from '../../store/index-store.js';
-import type { FileRecord, ProjectRecord, ReleaseRecord } from '../../store/records.js';
-import { contentTypeFor, requestedName } from '../../model/filenames.js';
-import { storedBody } from '../../download/stored-body.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { IndexStore } from '../store/index-store.js';
+import type { FileRecord, ProjectRecord, ReleaseRecord } from '../store/records.js';
+import { contentTypeFor, requestedName } from '../model/filenames.js';
+import { storedBody } from '../download/stored-body.js';
 import type {
   FileBody,
   FileEntry,
@@ -15,12 +15,14 @@ import type {
   Release,
   ReleaseFile,
   ReleaseMetadata,
-} from '../../model/documents.js';
-import type { ProjectName } from '../../model/names.js';
-import { groupBy } from '../../model/page-files.js';
-import type { IndexSource } from '../source.js';
+  Sourced,
+} from '../model/documents.js';
+import { sourced } from '../model/documents.js';
+import type { ProjectName } from '../model/names.js';
+import { groupBy } from '../model/page-files.js';
+import type { PackageSource } from './package-source.js';
 
-export class PrivateSource implements IndexSource {
+export class PrivateSource implements PackageSource {
   /** Built pages by project, reused while the project's serial is unchanged (renderers cache by page identity). */
   private readonly pages = new LRUCache<string, ProjectPage>({ max: 2000 });
 
@@ -45,7 +47,19 @@ export class PrivateSource implements IndexSource {
     return this.meta.lastSerial();
   }
 
-  async getProject(name: ProjectName): Promise<ProjectPage | null> {
+  async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
+    return sourced(this.page(name));
+  }
+
+  async getReleases(name: ProjectName): Promise<Sourced<ProjectReleases | null>> {
+    return sourced(this.releases(name));
+  }
+
+  async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
+    return sourced(await this.body(name, filename, variant));
+  }
+
+  private page(name: ProjectName): ProjectPage | null {
     const project = this.meta.getProject(name);
     if (!project) return null;
     const known = this.pages.get(name);
@@ -64,7 +78,7 @@ export class PrivateSource implements IndexSource {
     return page;
   }
 
-  async getReleases(name: ProjectName): Promise<ProjectReleases | null> {
+  private releases(name: ProjectName): ProjectReleases | null {
     const project = this.meta.getProject(name);
     if (!project) return null;
     const filesOf = groupBy(this.meta.getFiles(name), (f) => f.version);
@@ -90,7 +104,7 @@ export class PrivateSource implements IndexSource {
     };
   }
 
-  async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<FileBody | null> {
+  private async body(name: ProjectName, filename: string, variant: FileVariant): Promise<FileBody | null> {
     const file = this.meta.getFile(name, filename);
     if (!file) return null;
     const sha256 = variant === 'file' ? file.sha256 : variant === 'metadata' ? file.metadataSha256 : file.signatureSha256;

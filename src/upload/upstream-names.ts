@@ -4,11 +4,11 @@
  * the cache is consulted.
  */
 import { LarderError } from '../base/errors.js';
-import type { ProjectPage } from '../model/documents.js';
+import type { ProjectPage, Sourced } from '../model/documents.js';
 import type { ProjectName } from '../model/names.js';
 
 export interface CachedPages {
-  getProject(name: ProjectName): Promise<ProjectPage | null>;
+  getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>>;
   /** The cached page, without asking the upstream; null when none is cached or the upstream said 404. */
   cachedPage(name: ProjectName): ProjectPage | null;
 }
@@ -24,7 +24,7 @@ export class UpstreamNameCheck {
   async exists(name: ProjectName): Promise<boolean> {
     if (this.offline) return Boolean(this.pages.cachedPage(name));
     try {
-      return (await this.pages.getProject(name)) !== null;
+      return (await this.pages.getProject(name)).value !== null;
     } catch (err) {
       throw new LarderError(
         'upstream_check_failed',

@@ -4,8 +4,8 @@
  */
 import { badRequest } from '../base/errors.js';
 import type { CodeWithStatus } from '../base/error-catalogue.js';
-import { MAX_NAME_LENGTH, MAX_SEGMENT_BYTES, isValidProjectName } from '../model/names.js';
-import { pyRepr } from '../model/py-repr.js';
+import { MAX_NAME_LENGTH, MAX_SEGMENT_BYTES, isValidProjectName } from './names.js';
+import { pyRepr } from './py-repr.js';
 
 /** A project name from a client: PEP 508 and at most 200 characters, or a 400 that states the rule. */
 export function checkProjectName(name: string): void {

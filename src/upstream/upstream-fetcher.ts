@@ -1,17 +1,18 @@
 /**
- * The `upstream` source: a remote simple index over HTTP, uncached. Project pages are asked for as
- * PEP 691 JSON (HTML accepted), the JSON API is read when the upstream has one, files are streamed.
- * It also offers conditional fetches (ETag / Last-Modified) for the `cached` source that wraps it.
+ * One upstream index read over HTTP, uncached: not a `PackageSource` itself, but what the `cached` source
+ * fetches from. Project pages are asked for as PEP 691 JSON (HTML accepted), the JSON API is read when the
+ * upstream has one, files are streamed.
+ * Documents are fetched conditionally (ETag / Last-Modified) so that the cache can revalidate them.
  */
-import { LarderError } from '../../base/errors.js';
-import { type UpstreamClient, UpstreamError, type UpstreamResponse } from '../../upstream/client.js';
-import { classify, UPSTREAM_ERROR_CODES } from '../../upstream/upstream-error.js';
-import { parseJsonApiStream, parseReleaseJsonStream, type ReleaseDocument } from '../../upstream/parse-json-api.js';
-import { parseProjectPageStream } from '../../upstream/parse-project-page.js';
-import { parseRootHtmlBatches, parseRootJsonBatches } from '../../upstream/parse-root.js';
-import { boundedBody, discard, statusError } from '../../upstream/read-body.js';
-import type { ProjectListBatch, ProjectPage, ProjectReleases } from '../../model/documents.js';
-import type { ProjectName } from '../../model/names.js';
+import { LarderError } from '../base/errors.js';
+import { type UpstreamClient, UpstreamError, type UpstreamResponse } from './client.js';
+import { classify, UPSTREAM_ERROR_CODES } from './upstream-error.js';
+import { parseJsonApiStream, parseReleaseJsonStream, type ReleaseDocument } from './parse-json-api.js';
+import { parseProjectPageStream } from './parse-project-page.js';
+import { parseRootHtmlBatches, parseRootJsonBatches } from './parse-root.js';
+import { boundedBody, discard, statusError } from './read-body.js';
+import type { ProjectListBatch, ProjectPage, ProjectReleases } from '../model/documents.js';
+import type { ProjectName } from '../model/names.js';
 
 export const PAGE_ACCEPT = 'application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01';
 
@@ -20,7 +21,7 @@ export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 /** The largest project list larder reads (decoded); pypi.org's, 700,000 names, is about 40 MB. */
 export const MAX_ROOT_BYTES = 256 * 1024 * 1024;
 
-export interface UpstreamSourceOptions {
+export interface UpstreamFetcherOptions {
   /** Simple index base, ending in `/`. */
   indexUrl: string;
   /** JSON API base (`…/pypi/`), or null when the upstream has none. */
@@ -65,13 +66,13 @@ async function unexpected(res: UpstreamResponse): Promise<never> {
   throw statusError(res);
 }
 
-export class UpstreamSource {
+export class UpstreamFetcher {
   readonly indexUrl: string;
   readonly jsonApiUrl: string | null;
 
   constructor(
     private readonly client: UpstreamClient,
-    private readonly options: UpstreamSourceOptions,
+    private readonly options: UpstreamFetcherOptions,
   ) {
     this.indexUrl = options.indexUrl;
     this.jsonApiUrl = options.jsonApiUrl;

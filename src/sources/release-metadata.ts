@@ -4,11 +4,11 @@
  * version asked for, from the first lookup that finds it (the upstream's per-version document, then the
  * `.metadata` file), once per document and version.
  */
-import type { ProjectReleases, Release, ReleaseMetadata, SourceTrace } from '../../model/documents.js';
-import type { ProjectName } from '../../model/names.js';
-import { findRelease } from '../../model/release-choice.js';
-import { isPlaceholderMetadata } from '../../upstream/parse-json-api.js';
-import type { IndexSource } from '../source.js';
+import { type ProjectReleases, type Release, type ReleaseMetadata, type Sourced, sourced } from '../model/documents.js';
+import type { ProjectName } from '../model/names.js';
+import { findRelease } from '../model/release-choice.js';
+import { isPlaceholderMetadata } from '../upstream/parse-json-api.js';
+import type { PackageSource } from './package-source.js';
 import type { ReleaseMetadataLookup } from './core-metadata-file.js';
 import { SourceDecorator } from './source-decorator.js';
 
@@ -16,16 +16,16 @@ export class ReleaseMetadataFiller extends SourceDecorator {
   private readonly perVersion = new WeakMap<ProjectReleases, Map<string, Promise<ProjectReleases>>>();
 
   constructor(
-    inner: IndexSource,
+    inner: PackageSource,
     /** Asked in order; one that fails counts as one that found nothing. */
     private readonly lookups: readonly ReleaseMetadataLookup[],
   ) {
     super(inner);
   }
 
-  override async getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
-    const doc = await this.inner.getReleases(name, trace);
-    return doc && forVersion !== undefined ? this.withReleaseMetadata(doc, forVersion) : doc;
+  override async getReleases(name: ProjectName, forVersion?: string): Promise<Sourced<ProjectReleases | null>> {
+    const doc = await this.inner.getReleases(name);
+    return doc.value && forVersion !== undefined ? sourced(await this.withReleaseMetadata(doc.value, forVersion), doc.provenance) : doc;
   }
 
   /** The document with `version`'s entry carrying that release's own metadata, when it can be found. */

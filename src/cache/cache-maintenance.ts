@@ -2,7 +2,7 @@
  * Offline maintenance of the data directory, safe while the server runs: cache statistics, purging cached
  * upstream data (never private data) and collecting orphan blobs and stale temporary files.
  */
-import { privateFileTotals } from './stats.js';
+import { privateFileTotals } from '../store/stats.js';
 import type { Clock } from '../base/clock.js';
 import { referencedBlobs } from '../store/blob-references.js';
 import type { Storage } from '../store/storage.js';

@@ -3,9 +3,9 @@
  * and of the cached upstream files, each side counted on its own and per project.
  */
 import type { Clock } from '../base/clock.js';
-import type { CachedFileIndex } from '../store/cached-file-index.js';
-import type { IndexReads } from '../store/index-store.js';
-import { cachedFileProject } from '../store/namespaced-cached-files.js';
+import type { CachedFileIndex } from './cached-file-index.js';
+import type { IndexReads } from './index-store.js';
+import { cachedFileProject } from './namespaced-cached-files.js';
 
 export interface ProjectSize {
   name: string;

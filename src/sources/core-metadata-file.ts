@@ -4,11 +4,11 @@
  */
 import { text } from 'node:stream/consumers';
 import type { Logger } from 'pino';
-import type { FileBody, Release, ReleaseMetadata } from '../../model/documents.js';
-import type { ProjectName } from '../../model/names.js';
-import { parseCoreMetadata } from '../../upstream/json-api-from-simple.js';
-import type { IndexSource } from '../source.js';
-import { MAX_METADATA_BYTES } from '../../download/cached-file-target.js';
+import type { FileBody, Release, ReleaseMetadata } from '../model/documents.js';
+import type { ProjectName } from '../model/names.js';
+import { parseCoreMetadata } from '../upstream/json-api-from-simple.js';
+import type { PackageSource } from './package-source.js';
+import { MAX_METADATA_BYTES } from '../download/cached-file-target.js';
 
 /** Finds one release's own metadata; null when it cannot. */
 export type ReleaseMetadataLookup = (name: ProjectName, release: Release) => Promise<ReleaseMetadata | null>;
@@ -17,12 +17,12 @@ export type ReleaseMetadataLookup = (name: ProjectName, release: Release) => Pro
  * Reads the `.metadata` file of the release's first distribution that has one, through `source`. Null
  * (logged) when none has one, the file is too large, or it cannot be read.
  */
-export function coreMetadataFile(source: Pick<IndexSource, 'openFile'>, logger: Logger): ReleaseMetadataLookup {
+export function coreMetadataFile(source: Pick<PackageSource, 'openFile'>, logger: Logger): ReleaseMetadataLookup {
   return async (name, release) => {
     const file = release.files.find((f) => f.coreMetadata !== false);
     if (!file) return null;
     try {
-      const body = await source.openFile(name, file.filename, 'metadata');
+      const { value: body } = await source.openFile(name, file.filename, 'metadata');
       if (!body) return null;
       if (body.kind === 'stored' && body.size > MAX_METADATA_BYTES) return null;
       const stream = body.kind === 'stored' ? await body.read() : (await body.open()).stream;
@@ -43,12 +43,12 @@ type StoredBody = Extract<FileBody, { kind: 'stored' }>;
  * Reads the METADATA inside the first of the release's wheels that is already cached, for upstreams that
  * publish no `.metadata` files. It never starts a download: a wheel not yet stored counts as not found.
  */
-export function cachedWheelMetadata(source: Pick<IndexSource, 'openFile'>, readWheel: WheelMetadataReader, logger: Logger): ReleaseMetadataLookup {
+export function cachedWheelMetadata(source: Pick<PackageSource, 'openFile'>, readWheel: WheelMetadataReader, logger: Logger): ReleaseMetadataLookup {
   return async (name, release) => {
     for (const file of release.files) {
       if (!file.filename.endsWith('.whl')) continue;
       try {
-        const body = await source.openFile(name, file.filename, 'file');
+        const { value: body } = await source.openFile(name, file.filename, 'file');
         if (body?.kind !== 'stored') continue;
         return parseCoreMetadata((await readWheel(body.path ?? body, file.filename)).toString('utf8'));
       } catch (err) {

@@ -4,27 +4,28 @@
  * for a file share one download. A file that cannot be kept (full disk) is still delivered.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../../base/clock.js';
-import { formatBytes } from '../../base/units.js';
-import { LarderError, notFound } from '../../base/errors.js';
-import { PageFiles } from '../../model/page-files.js';
-import type { BlobStore } from '../../store/blob-store.js';
-import { type DiskSpace, isDiskFull } from '../../store/disk-space.js';
-import type { CachedFileId, CachedFileIndex } from '../../store/cached-file-index.js';
-import type { CachedFileRecord } from '../../store/records.js';
-import { UpstreamError } from '../../upstream/client.js';
-import { contentTypeFor, requestedName } from '../../model/filenames.js';
-import type { FileBody, FileEntry, FileVariant, ProjectPage, SourceTrace } from '../../model/documents.js';
-import type { ProjectName } from '../../model/names.js';
-import type { CacheEvents } from './cache-events.js';
-import { VerificationError } from '../../download/download-verifier.js';
-import { type CachedFileTarget, cachedFileTarget, sha256Of } from '../../download/cached-file-target.js';
-import { FileDownload } from '../../download/file-download.js';
-import { storedBody } from '../../download/stored-body.js';
-import type { CrossNodeDownloads } from '../../download/cross-node-downloads.js';
-import { type Followed, SharedDownloads } from '../../download/shared-downloads.js';
-import { FileRecordMarks } from './file-record-marks.js';
-import type { UpstreamSource } from './upstream-source.js';
+import type { Clock } from '../base/clock.js';
+import { formatBytes } from '../base/units.js';
+import { LarderError, notFound } from '../base/errors.js';
+import { PageFiles } from '../model/page-files.js';
+import type { BlobStore } from '../store/blob-store.js';
+import { type DiskSpace, isDiskFull } from '../store/disk-space.js';
+import type { CachedFileId, CachedFileIndex } from '../store/cached-file-index.js';
+import type { CachedFileRecord } from '../store/records.js';
+import { UpstreamError } from '../upstream/client.js';
+import { contentTypeFor, requestedName } from '../model/filenames.js';
+import { type FileBody, type FileEntry, type FileVariant, type ProjectPage, type Sourced, sourced } from '../model/documents.js';
+import type { ProjectName } from '../model/names.js';
+import type { CacheEvents } from '../cache/cache-events.js';
+import { VerificationError } from './download-verifier.js';
+import { type CachedFileTarget, cachedFileTarget, sha256Of } from './cached-file-target.js';
+import { FileDownload } from './file-download.js';
+import { storedBody } from './stored-body.js';
+import type { CrossNodeDownloads } from './cross-node-downloads.js';
+import { type Followed, SharedDownloads } from './shared-downloads.js';
+import { FileRecordMarks } from '../cache/file-record-marks.js';
+import { offlineNotCached } from '../cache/offline.js';
+import type { UpstreamFetcher } from '../upstream/upstream-fetcher.js';
 
 /** How often a cached file's last access is written (for the eviction order). */
 const ACCESS_RESOLUTION_MS = 60_000;
@@ -46,45 +47,41 @@ export interface StoredFacts {
   sha256: string;
 }
 
-export const offlineNotCached = (what: string) => new LarderError('offline_not_cached', `larder is offline and ${what} is not cached.`);
-
 export class CachedFiles {
   private readonly downloads: SharedDownloads;
   private readonly pageFiles = new PageFiles();
   private readonly marks = new FileRecordMarks();
 
   constructor(
-    private readonly upstream: UpstreamSource,
+    private readonly upstream: UpstreamFetcher,
     private readonly files: CachedFileIndex,
     private readonly blobs: BlobStore,
     private readonly options: CachedFilesOptions,
     private readonly logger: Logger,
     private readonly events: CacheEvents,
     /** Where a file's entry is found: the project's page, as the cached source has it. */
-    private readonly pages: { get(name: ProjectName): Promise<ProjectPage | null> },
+    private readonly pages: { get(name: ProjectName): Promise<Sourced<ProjectPage | null>> },
   ) {
     this.downloads = new SharedDownloads(options.crossNode);
   }
 
-  async openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
+  async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
     const id: CachedFileId = { project: name, filename, variant };
     const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
     const download = { filename: requestedName(filename, variant), contentType };
     const record = this.files.get(id);
     if (record && (this.blobs.hasSync(record.sha256) || (await this.blobs.has(record.sha256)))) {
-      if (trace) trace.cache = 'hit';
       this.touch(id, record);
-      return storedBody(this.blobs, record.sha256, record.size, download);
+      return sourced(storedBody(this.blobs, record.sha256, record.size, download), { cache: 'hit' });
     }
     if (this.options.offline) throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
-    const page = await this.pages.get(name);
+    const page = (await this.pages.get(name)).value;
     const file = page ? this.fileOf(page, filename) : undefined;
     const target = file && cachedFileTarget(file, variant, this.options.maxFileSize);
-    if (!target) return null;
+    if (!target) return sourced(null);
     const stored = await this.alreadyStored(id, target);
     if (stored) {
-      if (trace) trace.cache = 'hit';
-      return storedBody(this.blobs, stored.sha256, stored.size, download);
+      return sourced(storedBody(this.blobs, stored.sha256, stored.size, download), { cache: 'hit' });
     }
     if (target.expected.size !== null && target.expected.size > target.maxBytes) {
       throw new LarderError(
@@ -92,8 +89,7 @@ export class CachedFiles {
         `The upstream lists ${filename} at ${formatBytes(target.expected.size)}, more than LARDER_MAX_FILE_SIZE (${formatBytes(target.maxBytes)}); larder does not fetch it.`,
       );
     }
-    if (trace) trace.cache = 'miss';
-    return {
+    const body: FileBody = {
       kind: 'stream',
       size: target.expected.size,
       etag: variant === 'file' && file.hashes.sha256 ? `"${file.hashes.sha256}"` : null,
@@ -106,6 +102,7 @@ export class CachedFiles {
         }
       },
     };
+    return sourced(body, { cache: 'miss' });
   }
 
   /** The verified size and sha256 of a file this node has a record of; null when it has none. */

@@ -9,17 +9,17 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { Clock } from '../../base/clock.js';
-import type { LarderError } from '../../base/errors.js';
-import type { DiskSpace } from '../../store/disk-space.js';
-import type { CachedDocument } from '../../store/records.js';
-import { documentLabel, type CachedDocumentId, type UpstreamDocumentStore } from '../../store/upstream-document-store.js';
-import type { CacheState, SourceTrace } from '../../model/documents.js';
+import type { Clock } from '../base/clock.js';
+import type { LarderError } from '../base/errors.js';
+import type { DiskSpace } from '../store/disk-space.js';
+import type { CachedDocument } from '../store/records.js';
+import { documentLabel, type CachedDocumentId, type UpstreamDocumentStore } from '../store/upstream-document-store.js';
+import { type CacheState, type Sourced, sourced } from '../model/documents.js';
 import type { CacheEvents } from './cache-events.js';
-import { atMost } from '../../base/at-most.js';
-import { UpstreamError } from '../../upstream/upstream-error.js';
-import { offlineNotCached } from './cached-files.js';
-import type { Fetched, Validators } from './upstream-source.js';
+import { atMost } from '../base/at-most.js';
+import { UpstreamError } from '../upstream/upstream-error.js';
+import { offlineNotCached } from './offline.js';
+import type { Fetched, Validators } from '../upstream/upstream-fetcher.js';
 
 export interface DocumentCacheOptions {
   pageTtl: number;
@@ -38,7 +38,6 @@ export interface DocumentRequest<T> {
   what: string;
   fetch(validators: Validators | undefined): Promise<Fetched<T>>;
   merge(fresh: T, old: T | null): T;
-  trace?: SourceTrace;
 }
 
 type Outcome<T> = { value: T | null; state: CacheState };
@@ -99,27 +98,19 @@ export class DocumentCache {
     return age < (entry.value === null ? this.options.notFoundTtl : this.options.pageTtl);
   }
 
-  async get<T>(request: DocumentRequest<T>): Promise<T | null> {
+  /** The document (null: the upstream has none) and how the cache answered. */
+  async get<T>(request: DocumentRequest<T>): Promise<Sourced<T | null>> {
     const entry = this.entry<T>(request.id);
-    const report = (state: CacheState) => {
-      if (request.trace) request.trace.cache = state;
-    };
+    const report = (value: T | null, cache: CacheState) => sourced(value, { cache });
     if (this.options.offline) {
       if (!entry) throw offlineNotCached(request.what);
-      report('hit');
-      return entry.value;
+      return report(entry.value, 'hit');
     }
-    if (entry && this.fresh(entry)) {
-      report('hit');
-      return entry.value;
-    }
+    if (entry && this.fresh(entry)) return report(entry.value, 'hit');
     const label = documentLabel(request.id);
     const refused = this.refused.get(label);
     if (refused && this.options.clock.now() < refused.until) {
-      if (entry) {
-        report('stale');
-        return entry.value;
-      }
+      if (entry) return report(entry.value, 'stale');
       throw this.options.failure(request.what, refused.err);
     }
     let pending = this.inflight.get(label) as Promise<Outcome<T>> | undefined;
@@ -130,8 +121,7 @@ export class DocumentCache {
     // With a stale copy to offer, the wait is bounded; the refresh goes on and lands in the cache.
     const stale = (): Outcome<T> => ({ value: entry!.value, state: 'stale' });
     const { value, state } = entry ? await atMost(pending, this.options.staleWait, stale) : await pending;
-    report(state);
-    return value;
+    return report(value, state);
   }
 
   private async refresh<T>(request: DocumentRequest<T>, entry: CachedDocument<T> | undefined): Promise<Outcome<T>> {

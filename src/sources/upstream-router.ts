@@ -5,14 +5,14 @@
  * not a reason to ask the next one. The project list is every upstream's, each name from the upstream
  * that would serve it.
  */
-import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectReleases, SourceTrace } from '../../model/documents.js';
-import { normalizeName, type ProjectName } from '../../model/names.js';
-import type { IndexSource } from '../source.js';
+import { type FileBody, type FileVariant, type ProjectListBatch, type ProjectPage, type ProjectReleases, type Sourced, sourced } from '../model/documents.js';
+import { normalizeName, type ProjectName } from '../model/names.js';
+import type { PackageSource } from './package-source.js';
 
 export interface RoutedUpstream {
   name: string;
   /** Its chain: cached, with JSON API documents completed. */
-  source: IndexSource;
+  source: PackageSource;
   /** The cached page, without asking the upstream. */
   cachedPage(name: ProjectName): ProjectPage | null;
   /** Patterns over normalized names of the projects only it serves; null = any project it has. */
@@ -21,7 +21,7 @@ export interface RoutedUpstream {
 
 export type AnswerKind = 'page' | 'releases' | 'file';
 
-export class UpstreamRouter implements IndexSource {
+export class UpstreamRouter implements PackageSource {
   private readonly open: RoutedUpstream[];
 
   constructor(
@@ -37,44 +37,45 @@ export class UpstreamRouter implements IndexSource {
     return routed ? [routed] : this.open;
   }
 
-  /** The upstream that serves the project (asking each candidate in order when there are several), and its page. */
-  private async choose(name: ProjectName, trace?: SourceTrace): Promise<{ upstream: RoutedUpstream; page: ProjectPage | null } | null> {
+  /**
+   * The upstream that serves the project (asking each candidate in order when there are several), and its
+   * page; else the last answer (not found), whose provenance says how it was found missing.
+   */
+  private async choose(name: ProjectName): Promise<{ upstream: RoutedUpstream; page: Sourced<ProjectPage> | null } | Sourced<null>> {
     const candidates = this.candidates(name);
     if (candidates.length === 1) return { upstream: candidates[0]!, page: null };
+    let missing = sourced(null);
     for (const upstream of candidates) {
-      const page = await upstream.source.getProject(name, trace);
-      if (page) return { upstream, page };
+      const page = await upstream.source.getProject(name);
+      if (page.value) return { upstream, page: page as Sourced<ProjectPage> };
+      missing = sourced(null, page.provenance);
     }
-    return null;
+    return missing;
   }
 
-  private mark(trace: SourceTrace | undefined, upstream: RoutedUpstream, kind: AnswerKind): void {
-    if (trace) trace.upstream = upstream.name;
+  /** The answer of the upstream that gave it, with that upstream's name when it has the thing asked for. */
+  private mark<T>(answer: Sourced<T | null>, upstream: RoutedUpstream, kind: AnswerKind): Sourced<T | null> {
+    if (answer.value === null) return answer;
     this.answered(upstream.name, kind);
+    return sourced(answer.value, { ...answer.provenance, upstream: upstream.name });
   }
 
-  async getProject(name: ProjectName, trace?: SourceTrace): Promise<ProjectPage | null> {
-    const chosen = await this.choose(name, trace);
-    if (!chosen) return null;
-    const page = chosen.page ?? (await chosen.upstream.source.getProject(name, trace));
-    if (page) this.mark(trace, chosen.upstream, 'page');
-    return page;
-  }
-
-  async getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
+  async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
     const chosen = await this.choose(name);
-    if (!chosen) return null;
-    const doc = await chosen.upstream.source.getReleases(name, trace, forVersion);
-    if (doc) this.mark(trace, chosen.upstream, 'releases');
-    return doc;
+    if (!('upstream' in chosen)) return chosen;
+    return this.mark(chosen.page ?? (await chosen.upstream.source.getProject(name)), chosen.upstream, 'page');
   }
 
-  async openFile(name: ProjectName, filename: string, variant: FileVariant, trace?: SourceTrace): Promise<FileBody | null> {
+  async getReleases(name: ProjectName, forVersion?: string): Promise<Sourced<ProjectReleases | null>> {
     const chosen = await this.choose(name);
-    if (!chosen) return null;
-    const body = await chosen.upstream.source.openFile(name, filename, variant, trace);
-    if (body) this.mark(trace, chosen.upstream, 'file');
-    return body;
+    if (!('upstream' in chosen)) return sourced(null);
+    return this.mark(await chosen.upstream.source.getReleases(name, forVersion), chosen.upstream, 'releases');
+  }
+
+  async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
+    const chosen = await this.choose(name);
+    if (!('upstream' in chosen)) return sourced(null);
+    return this.mark(await chosen.upstream.source.openFile(name, filename, variant), chosen.upstream, 'file');
   }
 
   /** For the upload side's name check: the first candidate's cached page. */

@@ -5,10 +5,10 @@
  * Evicted files are fetched again on demand.
  */
 import type { Logger } from 'pino';
-import { privateBlobs } from '../../store/blob-references.js';
-import type { CachedFileId } from '../../store/cached-file-index.js';
-import { mirrorFileKey, pinnedFiles } from '../../store/mirror-set-store.js';
-import type { Storage } from '../../store/storage.js';
+import { privateBlobs } from '../store/blob-references.js';
+import type { CachedFileId } from '../store/cached-file-index.js';
+import { mirrorFileKey, pinnedFiles } from '../store/mirror-set-store.js';
+import type { Storage } from '../store/storage.js';
 
 const sameFile = (a: CachedFileId, b: CachedFileId) => a.project === b.project && a.filename === b.filename && a.variant === b.variant;
 

@@ -7,14 +7,14 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Clock } from '../../base/clock.js';
-import { diskFullError, type DiskSpace } from '../../store/disk-space.js';
-import type { RootListRecord } from '../../store/records.js';
-import type { UpstreamDocumentStore } from '../../store/upstream-document-store.js';
-import type { ProjectListBatch, ProjectListEntry } from '../../model/documents.js';
-import { normalizeName } from '../../model/names.js';
-import { atMost } from '../../base/at-most.js';
-import type { UpstreamSource } from './upstream-source.js';
+import type { Clock } from '../base/clock.js';
+import { diskFullError, type DiskSpace } from '../store/disk-space.js';
+import type { RootListRecord } from '../store/records.js';
+import type { UpstreamDocumentStore } from '../store/upstream-document-store.js';
+import type { ProjectListBatch, ProjectListEntry } from '../model/documents.js';
+import { normalizeName } from '../model/names.js';
+import { atMost } from '../base/at-most.js';
+import type { UpstreamFetcher } from '../upstream/upstream-fetcher.js';
 
 /** The list is written in batches of about this size; the disk's reserve is checked before each. */
 const BATCH_CHARS = 1 << 20;
@@ -47,7 +47,7 @@ export class RootList {
   private refreshing: Promise<void> | null = null;
 
   constructor(
-    private readonly upstream: UpstreamSource,
+    private readonly upstream: UpstreamFetcher,
     private readonly docs: UpstreamDocumentStore,
     private readonly options: RootListOptions,
   ) {

@@ -4,14 +4,14 @@
  * sha256 of every file the page does not give but the cache holds. A document the inner source has is
  * passed on unchanged.
  */
-import type { Clock } from '../../base/clock.js';
-import type { FileEntry, ProjectPage, ProjectReleases, SourceTrace } from '../../model/documents.js';
-import { normalizeName, type ProjectName } from '../../model/names.js';
-import { latestRelease } from '../../model/release-choice.js';
-import { releasesFromPageInSlices, withReleaseMetadata } from '../../upstream/json-api-from-simple.js';
-import { yieldToLoop } from '../../upstream/text-chunks.js';
-import type { IndexSource } from '../source.js';
-import type { StoredFacts } from './cached-files.js';
+import type { Clock } from '../base/clock.js';
+import { type FileEntry, type ProjectPage, type ProjectReleases, type Sourced, sourced } from '../model/documents.js';
+import { normalizeName, type ProjectName } from '../model/names.js';
+import { latestRelease } from '../model/release-choice.js';
+import { releasesFromPageInSlices, withReleaseMetadata } from '../upstream/json-api-from-simple.js';
+import { yieldToLoop } from '../upstream/text-chunks.js';
+import type { PackageSource } from './package-source.js';
+import type { StoredFacts } from '../download/cached-files.js';
 import type { ReleaseMetadataLookup } from './core-metadata-file.js';
 import { SourceDecorator } from './source-decorator.js';
 
@@ -49,7 +49,7 @@ export class JsonApiFromPages extends SourceDecorator {
   private readonly built = new WeakMap<ProjectPage, Build>();
 
   constructor(
-    inner: IndexSource,
+    inner: PackageSource,
     private readonly metadataOf: ReleaseMetadataLookup,
     private readonly facts: CachedFileFacts,
     private readonly clock: Clock,
@@ -57,11 +57,15 @@ export class JsonApiFromPages extends SourceDecorator {
     super(inner);
   }
 
-  override async getReleases(name: ProjectName, trace?: SourceTrace, forVersion?: string): Promise<ProjectReleases | null> {
-    const doc = await this.inner.getReleases(name, trace, forVersion);
-    if (doc) return doc;
-    const page = await this.inner.getProject(name, trace);
-    if (!page) return null;
+  /** A built document has the provenance of the page it is built from. */
+  override async getReleases(name: ProjectName, forVersion?: string): Promise<Sourced<ProjectReleases | null>> {
+    const doc = await this.inner.getReleases(name, forVersion);
+    if (doc.value) return doc;
+    const page = await this.inner.getProject(name);
+    return sourced(page.value && (await this.documentOf(name, page.value)), page.provenance);
+  }
+
+  private documentOf(name: ProjectName, page: ProjectPage): Promise<ProjectReleases> {
     const mark = this.facts.recordMark(name);
     const known = this.built.get(page);
     if (known && this.reusable(known, mark)) return known.doc;
