@@ -77,7 +77,16 @@ describe('parseRootHtmlStream', () => {
       '<a href="/simple/unclosed/">unclosed<a href="/simple/next/">next</a>',
       '<a href="/simple/last/">last',
     ].join('\n');
-    const expected = [{ name: 'A&B' }, { name: 'café' }, { name: 'Num' }, { name: 'from-href' }, { name: 'café…' }, { name: 'unclosed' }, { name: 'next' }, { name: 'last' }];
+    const expected = [
+      { name: 'A&B' },
+      { name: 'café' },
+      { name: 'Num' },
+      { name: 'from-href' },
+      { name: 'café…' },
+      { name: 'unclosed' },
+      { name: 'next' },
+      { name: 'last' },
+    ];
     for (const size of CHUNK_SIZES) {
       assert.deepEqual(await collect(parseRootHtmlStream(pieces(Buffer.from(html), size))), expected, `size ${size}`);
     }
