@@ -45,7 +45,7 @@ export class Spool {
     this.received += chunk.byteLength;
   }
 
-  /** Writes every byte received so far, in one batch; rejects (and writing stops) when the disk refuses it. */
+  /** Writes every byte received so far, in one batch; rejects when the disk refuses it (`written` then stays where it was). */
   async flush(): Promise<void> {
     const file = this.file;
     if (!file || !this.writable || this.unwritten === 0) return;
