@@ -5,7 +5,7 @@
  * message, anything else (a bug) as the error itself, so that its stack is logged.
  */
 import { LarderError } from '../base/errors.js';
-import { VerificationError } from '../index/sources/download-verifier.js';
+import { VerificationError } from '../download/download-verifier.js';
 import { BackendUnavailable } from '../store/backend-unavailable.js';
 import { isDiskFull } from '../store/disk-space.js';
 import { S3StoreError } from '../store/s3/s3-errors.js';

@@ -24,8 +24,8 @@ import {
 import type { ProjectName } from '../model/names.js';
 import type { PackageSource } from './package-source.js';
 import type { CacheEvents } from '../cache/cache-events.js';
-import { CachedFiles, type StoredFacts } from '../index/sources/cached-files.js';
-import type { CrossNodeDownloads } from '../index/sources/cross-node-downloads.js';
+import { CachedFiles, type StoredFacts } from '../download/cached-files.js';
+import type { CrossNodeDownloads } from '../download/cross-node-downloads.js';
 import { DocumentCache } from '../cache/document-cache.js';
 import { RootList } from '../cache/root-list.js';
 import type { Fetched, UpstreamFetcher, Validators } from '../upstream/upstream-fetcher.js';
@@ -49,11 +49,29 @@ export interface CachedSourceOptions {
   crossNode?: CrossNodeDownloads;
 }
 
+/** The upstream's project pages through the document cache: what `getProject` answers and where the file cache finds a file's entry. */
+export class UpstreamPages {
+  constructor(
+    private readonly documents: DocumentCache,
+    private readonly upstream: UpstreamFetcher,
+  ) {}
+
+  get(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
+    return this.documents.get<ProjectPage>({
+      id: { kind: 'page', project: name },
+      what: `project ${name}`,
+      fetch: (v) => this.upstream.fetchProject(name, v),
+      merge: (page, old) => (old && old.serial > page.serial ? { ...page, serial: old.serial } : page),
+    });
+  }
+}
+
 export class CachedSource implements PackageSource {
   private readonly documents: DocumentCache;
   /** The file cache: also what the graceful stop waits for and what the storage metrics count. */
   readonly files: CachedFiles;
   private readonly root: RootList;
+  private readonly pages: UpstreamPages;
   private readonly docs: Storage['documents'];
 
   constructor(
@@ -69,7 +87,8 @@ export class CachedSource implements PackageSource {
     const { clock, space, offline } = options;
     this.documents = new DocumentCache(docs, { ...options, failure: (what, err) => upstream.failure(what, err) }, logger, events);
     const fileOptions = { offline, clock, space, maxFileSize: options.maxFileSize, budget: options.budget, crossNode: options.crossNode };
-    this.files = new CachedFiles(upstream, files, blobs, fileOptions, logger, events, async (name) => (await this.getProject(name)).value);
+    this.pages = new UpstreamPages(this.documents, upstream);
+    this.files = new CachedFiles(upstream, files, blobs, fileOptions, logger, events, this.pages);
     this.root = new RootList(upstream, docs, {
       rootListFile: options.rootListFile,
       ttl: options.rootTtl,
@@ -121,13 +140,8 @@ export class CachedSource implements PackageSource {
     return this.documents.get({ id, what, fetch, merge });
   }
 
-  async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
-    return this.cachedDocument<ProjectPage>(
-      { kind: 'page', project: name },
-      `project ${name}`,
-      (v) => this.upstream.fetchProject(name, v),
-      (page, old) => (old && old.serial > page.serial ? { ...page, serial: old.serial } : page),
-    );
+  getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
+    return this.pages.get(name);
   }
 
   /** The upstream's JSON API document; null when the upstream has no JSON API or does not know the project. */

@@ -8,7 +8,7 @@ import type { FileBody, Release, ReleaseMetadata } from '../model/documents.js';
 import type { ProjectName } from '../model/names.js';
 import { parseCoreMetadata } from '../upstream/json-api-from-simple.js';
 import type { PackageSource } from './package-source.js';
-import { MAX_METADATA_BYTES } from '../index/sources/cached-file-target.js';
+import { MAX_METADATA_BYTES } from '../download/cached-file-target.js';
 
 /** Finds one release's own metadata; null when it cannot. */
 export type ReleaseMetadataLookup = (name: ProjectName, release: Release) => Promise<ReleaseMetadata | null>;

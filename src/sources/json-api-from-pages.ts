@@ -11,7 +11,7 @@ import { latestRelease } from '../model/release-choice.js';
 import { releasesFromPageInSlices, withReleaseMetadata } from '../upstream/json-api-from-simple.js';
 import { yieldToLoop } from '../upstream/text-chunks.js';
 import type { PackageSource } from './package-source.js';
-import type { StoredFacts } from '../index/sources/cached-files.js';
+import type { StoredFacts } from '../download/cached-files.js';
 import type { ReleaseMetadataLookup } from './core-metadata-file.js';
 import { SourceDecorator } from './source-decorator.js';
 

@@ -4,7 +4,7 @@ import type { BlobStore } from '../store/blob-store.js';
 import type { IndexStore } from '../store/index-store.js';
 import type { FileRecord, ProjectRecord, ReleaseRecord } from '../store/records.js';
 import { contentTypeFor, requestedName } from '../model/filenames.js';
-import { storedBody } from '../index/sources/stored-body.js';
+import { storedBody } from '../download/stored-body.js';
 import type {
   FileBody,
   FileEntry,

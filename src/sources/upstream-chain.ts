@@ -12,7 +12,7 @@ import type { CachedFileId } from '../store/cached-file-index.js';
 import { dataLayout } from '../store/data-layout.js';
 import { DiskSpace } from '../store/disk-space.js';
 import { NamespacedCachedFiles } from '../store/namespaced-cached-files.js';
-import type { CrossNodeDownloads } from '../index/sources/cross-node-downloads.js';
+import type { CrossNodeDownloads } from '../download/cross-node-downloads.js';
 import type { Storage } from '../store/storage.js';
 import { readWheelMetadata } from '../archive/dist-metadata.js';
 import { UpstreamClient } from '../upstream/client.js';

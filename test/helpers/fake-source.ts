@@ -9,7 +9,7 @@ import type { FileBody, FileVariant, ProjectListBatch, ProjectPage, ProjectRelea
 import { sourced } from '../../src/model/documents.js';
 import type { ProjectName } from '../../src/model/names.js';
 import type { PackageSource } from '../../src/sources/package-source.js';
-import type { StoredFacts } from '../../src/index/sources/cached-files.js';
+import type { StoredFacts } from '../../src/download/cached-files.js';
 
 export class FakeSource implements PackageSource {
   readonly pages = new Map<string, ProjectPage>();

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { type FileBody, type ProjectReleases, sourced } from '../../src/model/documents.js';
 import { normalizeName } from '../../src/model/names.js';
-import { MAX_METADATA_BYTES } from '../../src/index/sources/cached-file-target.js';
+import { MAX_METADATA_BYTES } from '../../src/download/cached-file-target.js';
 import { coreMetadataFile } from '../../src/sources/core-metadata-file.js';
 import { JsonApiFromPages, RECHECK_INCOMPLETE_MS } from '../../src/sources/json-api-from-pages.js';
 import { ITEMS_PER_SLICE, releasesFromPage } from '../../src/upstream/json-api-from-simple.js';

@@ -1,6 +1,6 @@
 /** The FileBody of a verified blob in the store, however the store keeps it. */
-import type { FileBody } from '../../model/documents.js';
-import type { BlobStore } from '../../store/blob-store.js';
+import type { FileBody } from '../model/documents.js';
+import type { BlobStore } from '../store/blob-store.js';
 
 export function storedBody(blobs: BlobStore, sha256: string, size: number, download: { filename: string; contentType: string }): FileBody {
   const path = blobs.localPath(sha256);

@@ -1,5 +1,5 @@
 /** What to download for one variant of an upstream file: its URL, the size and hash it should have, its size cap. */
-import type { FileEntry, FileVariant } from '../../model/documents.js';
+import type { FileEntry, FileVariant } from '../model/documents.js';
 import { strongestHash } from './download-verifier.js';
 
 /** `.metadata` files are a few kB; a long description takes them to a few hundred. */

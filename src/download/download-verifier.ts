@@ -3,9 +3,9 @@
  * and at the end exactly the advertised size and the strongest advertised hash.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { formatBytes } from '../../base/units.js';
-import { UpstreamError } from '../../upstream/upstream-error.js';
-import type { Hashes } from '../../model/documents.js';
+import { formatBytes } from '../base/units.js';
+import { UpstreamError } from '../upstream/upstream-error.js';
+import type { Hashes } from '../model/documents.js';
 
 /** Hash names node:crypto can check, strongest first. */
 const VERIFIABLE = ['sha512', 'sha384', 'sha256', 'sha224', 'sha1', 'md5'] as const;

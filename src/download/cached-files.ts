@@ -3,29 +3,29 @@
  * once, verified and kept in the blob store; later requests are served from there. Concurrent requests
  * for a file share one download. A file that cannot be kept (full disk) is still delivered.
  */
-import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { Clock } from '../../base/clock.js';
-import { formatBytes } from '../../base/units.js';
-import { LarderError, notFound } from '../../base/errors.js';
-import { PageFiles } from '../../model/page-files.js';
-import type { BlobStore } from '../../store/blob-store.js';
-import { type DiskSpace, isDiskFull } from '../../store/disk-space.js';
-import type { CachedFileId, CachedFileIndex } from '../../store/cached-file-index.js';
-import type { CachedFileRecord } from '../../store/records.js';
-import { UpstreamError } from '../../upstream/client.js';
-import { contentTypeFor, requestedName } from '../../model/filenames.js';
-import { type FileBody, type FileEntry, type FileVariant, type ProjectPage, type Sourced, sourced } from '../../model/documents.js';
-import type { ProjectName } from '../../model/names.js';
-import type { CacheEvents } from '../../cache/cache-events.js';
+import type { Clock } from '../base/clock.js';
+import { formatBytes } from '../base/units.js';
+import { LarderError, notFound } from '../base/errors.js';
+import { PageFiles } from '../model/page-files.js';
+import type { BlobStore } from '../store/blob-store.js';
+import { type DiskSpace, isDiskFull } from '../store/disk-space.js';
+import type { CachedFileId, CachedFileIndex } from '../store/cached-file-index.js';
+import type { CachedFileRecord } from '../store/records.js';
+import { UpstreamError } from '../upstream/client.js';
+import { contentTypeFor, requestedName } from '../model/filenames.js';
+import { type FileBody, type FileEntry, type FileVariant, type ProjectPage, type Sourced, sourced } from '../model/documents.js';
+import type { ProjectName } from '../model/names.js';
+import type { CacheEvents } from '../cache/cache-events.js';
 import { VerificationError } from './download-verifier.js';
 import { type CachedFileTarget, cachedFileTarget, sha256Of } from './cached-file-target.js';
 import { FileDownload } from './file-download.js';
 import { storedBody } from './stored-body.js';
-import type { CrossNodeDownloads, Release } from './cross-node-downloads.js';
-import { FileRecordMarks } from '../../cache/file-record-marks.js';
-import { offlineNotCached } from '../../cache/offline.js';
-import type { UpstreamFetcher } from '../../upstream/upstream-fetcher.js';
+import type { CrossNodeDownloads } from './cross-node-downloads.js';
+import { type Followed, SharedDownloads } from './shared-downloads.js';
+import { FileRecordMarks } from '../cache/file-record-marks.js';
+import { offlineNotCached } from '../cache/offline.js';
+import type { UpstreamFetcher } from '../upstream/upstream-fetcher.js';
 
 /** How often a cached file's last access is written (for the eviction order). */
 const ACCESS_RESOLUTION_MS = 60_000;
@@ -48,8 +48,7 @@ export interface StoredFacts {
 }
 
 export class CachedFiles {
-  private readonly downloads = new Map<string, Promise<FileDownload>>();
-  private readonly running = new Set<Promise<void>>();
+  private readonly downloads: SharedDownloads;
   private readonly pageFiles = new PageFiles();
   private readonly marks = new FileRecordMarks();
 
@@ -60,8 +59,11 @@ export class CachedFiles {
     private readonly options: CachedFilesOptions,
     private readonly logger: Logger,
     private readonly events: CacheEvents,
-    private readonly pageOf: (name: ProjectName) => Promise<ProjectPage | null>,
-  ) {}
+    /** Where a file's entry is found: the project's page, as the cached source has it. */
+    private readonly pages: { get(name: ProjectName): Promise<Sourced<ProjectPage | null>> },
+  ) {
+    this.downloads = new SharedDownloads(options.crossNode);
+  }
 
   async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
     const id: CachedFileId = { project: name, filename, variant };
@@ -73,7 +75,7 @@ export class CachedFiles {
       return sourced(storedBody(this.blobs, record.sha256, record.size, download), { cache: 'hit' });
     }
     if (this.options.offline) throw offlineNotCached(`${variant === 'file' ? 'file' : `the ${variant} of`} ${filename}`);
-    const page = await this.pageOf(name);
+    const page = (await this.pages.get(name)).value;
     const file = page ? this.fileOf(page, filename) : undefined;
     const target = file && cachedFileTarget(file, variant, this.options.maxFileSize);
     if (!target) return sourced(null);
@@ -146,68 +148,24 @@ export class CachedFiles {
     return record;
   }
 
-  /** Joins the download under way on this node for this file, if one can take another client. */
-  private async join(label: string): Promise<{ stream: Readable; size: number | null } | null> {
-    for (let current = this.downloads.get(label); current; ) {
-      // A start that failed fails everyone who waited for it, with the same answer.
-      const joined = await current;
-      if (joined.joinable) return { stream: await joined.follow(), size: joined.knownSize };
-      const now = this.downloads.get(label);
-      current = now === current ? undefined : now;
-    }
-    return null;
-  }
-
   /**
    * Joins the download under way for this file when it can take another client, else starts one —
    * unless another node is downloading it: then its blob is awaited (up to a bound) and read from the store.
    */
-  private async follow(id: CachedFileId, target: CachedFileTarget): Promise<{ stream: Readable; size: number | null }> {
-    const label = `${id.project}\u0000${id.filename}\u0000${id.variant}`;
-    const local = await this.join(label);
-    if (local) return local;
-    const sha256 = sha256Of(target);
-    const crossNode = this.options.crossNode;
-    let release: Release | null = null;
-    if (sha256 && crossNode) {
-      release = await crossNode.lock(sha256);
-      // Refused: another node has it, or a request on this node that has just started its download.
-      const started = release ? null : await this.join(label);
-      if (started) return started;
-      if (!release && (await crossNode.landed(sha256))) {
+  private follow(id: CachedFileId, target: CachedFileTarget): Promise<Followed> {
+    return this.downloads.follow({
+      key: `${id.project}\u0000${id.filename}\u0000${id.variant}`,
+      sha256: sha256Of(target),
+      start: () => this.start(id, target),
+      stored: async () => {
         const stored = await this.alreadyStored(id, target);
-        if (stored) return { stream: await this.blobs.read(stored.sha256), size: stored.size };
-      }
-      const joined = await this.join(label);
-      if (joined) {
-        await release?.();
-        return joined;
-      }
-    }
-    const starting = this.start(id, target);
-    const download = starting.then((s) => s.download);
-    this.downloads.set(label, download);
-    const forget = () => {
-      if (this.downloads.get(label) === download) this.downloads.delete(label);
-    };
-    download.then((d) => (d.joinable ? d.whenClosed(forget) : forget()), forget);
-    const ended = download
-      .then((d) => d.finished)
-      .then(
-        () => undefined,
-        () => undefined,
-      );
-    this.running.add(ended);
-    void ended.then(() => {
-      this.running.delete(ended);
-      return release?.().catch(() => {});
+        return stored && { stream: await this.blobs.read(stored.sha256), size: stored.size };
+      },
     });
-    const { download: started, first } = await starting;
-    return { stream: await first, size: started.knownSize };
   }
 
-  /** Starts a download and its first client (at once, so that no byte arrives before someone takes it). */
-  private async start(id: CachedFileId, target: CachedFileTarget): Promise<{ download: FileDownload; first: Promise<Readable> }> {
+  /** Asks the upstream for the file and starts its download with the first client. */
+  private async start(id: CachedFileId, target: CachedFileTarget): Promise<FileDownload> {
     const { filename } = id;
     const abort = new AbortController();
     const res = await this.upstream.download(target.url, abort.signal);
@@ -225,7 +183,7 @@ export class CachedFiles {
     const space = this.options.space;
     const keep = await space.allows(target.expected.size ?? contentLength ?? 0);
     if (!keep) this.events.diskFull?.('file', filename, null);
-    const download = new FileDownload({
+    const download = await FileDownload.start({
       body: res.body,
       abort: () => abort.abort(),
       expected: target.expected,
@@ -253,7 +211,6 @@ export class CachedFiles {
         this.events.diskFull?.('file', filename, reason);
       },
     });
-    const first = download.follow();
     download.finished.catch((err: Error) => {
       if (err instanceof VerificationError) {
         this.events.hashMismatch?.(filename);
@@ -262,12 +219,12 @@ export class CachedFiles {
         this.logger.warn({ filename, url: target.url, err: err.message }, 'upstream download ended early; nothing was kept');
       }
     });
-    return { download, first };
+    return download;
   }
 
   /** Resolves when every download under way has ended (used by a graceful stop). */
-  async drain(): Promise<void> {
-    while (this.running.size) await Promise.all(this.running);
+  drain(): Promise<void> {
+    return this.downloads.drain();
   }
 
   /** Bytes and files of cached upstream content (files, `.metadata`, `.asc`) recorded in the store. */

@@ -3,8 +3,8 @@
  * lock downloads it; another node waits (up to a bound) for the verified blob to land in the store and
  * serves it from there, or downloads it itself once the bound has passed.
  */
-import type { BlobStore } from '../../store/blob-store.js';
-import type { DownloadLocks } from '../../store/download-locks.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { DownloadLocks } from '../store/download-locks.js';
 
 export interface CrossNodeOptions {
   /** How long to wait for another node's download before fetching the file ourselves. */

@@ -1,5 +1,5 @@
 /** What a FileDownload is given (the upstream body, what it should be, where it goes) and what it yields. */
-import type { BlobStore } from '../../store/blob-store.js';
+import type { BlobStore } from '../store/blob-store.js';
 import type { Expected } from './download-verifier.js';
 
 export interface DownloadResult {
