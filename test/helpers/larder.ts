@@ -24,7 +24,7 @@ export interface TestLarder {
 export async function startLarder(
   overrides: Partial<Config> = {},
   dataDir?: string,
-  options: { clock?: Clock; fastPath?: boolean; logger?: Logger } = {},
+  options: { clock?: Clock; logger?: Logger } = {},
 ): Promise<TestLarder> {
   const data = dataDir ?? (await mkdtemp(join(tmpdir(), 'larder-test-')));
   const config = loadConfig({

@@ -17,7 +17,7 @@ export interface UpstreamBench {
   /** Builds a wheel in the temp folder and offers it upstream under its project name. */
   offerWheel(spec: WheelSpec): Promise<BuiltDist>;
   /** Starts a larder on the upstream with `defaults` and then `overrides` applied; `close` stops it. */
-  larder(overrides?: Partial<Config>, options?: { clock?: Clock; fastPath?: boolean }): Promise<TestLarder>;
+  larder(overrides?: Partial<Config>, options?: { clock?: Clock }): Promise<TestLarder>;
   close(): Promise<void>;
 }
 
