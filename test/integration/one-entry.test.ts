@@ -1,5 +1,5 @@
 /**
- * One way in (docs/architecture.md, "How a request enters"): a GET or HEAD of a hot route (`/simple/…`,
+ * One way in (docs/performance.md, "How a request enters"): a GET or HEAD of a hot route (`/simple/…`,
  * `/packages/…`, `/pypi/…`) is matched once by the route table and answered by its handler through one
  * writer, whatever the outcome (found, not found, an upstream error, a file still downloading); the request
  * is logged and counted under its route as on the Koa routes; another method on the same path gets the

@@ -60,7 +60,12 @@ export function fileRoute(deps: HttpDeps, smallBodies: SmallBodies): HotHandler 
       answer =
         body.kind === 'stream'
           ? await streamedFileAnswer(body, request.head, deps.config.readAuth, trace)
-          : await storedFileAnswer(body, fileRequest((name) => header(request, name), request.head, trace), deps.config.readAuth, smallBodies);
+          : await storedFileAnswer(
+              body,
+              fileRequest((name) => header(request, name), request.head, trace),
+              deps.config.readAuth,
+              smallBodies,
+            );
     } catch (err) {
       // An answer refused after the lookup (not found, a range that cannot be satisfied) still says where it looked.
       throw err instanceof LarderError ? withHeaders(err, traceHeaders(trace)) : err;

@@ -22,7 +22,6 @@ const jsonError = (err: LarderError) =>
 
 const gzipped = promisify(gzip);
 
-
 /**
  * A kept rendering with its URLs left open, filled with this request's base: its ETag is the rendering's
  * and the base's, and its gzip form is made off the main thread when the client takes gzip (and does not
