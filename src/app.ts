@@ -3,7 +3,6 @@ import { collectStats, privateFileTotals, reusedStats } from './store/stats.js';
 import { access, constants, mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator.js';
@@ -16,22 +15,14 @@ import { crossSiteGuard } from './http/cross-site.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { readAuthMiddleware } from './http/read-auth.js';
 import { RenderedCache } from './http/rendered-cache.js';
-import { fastPath, type FastPathParts } from './http/fast-path.js';
+import { oneEntry } from './http/entry.js';
 import { hostGate } from './http/host-header.js';
 import { warmUp } from './http/warm-up.js';
 import { smallBodyCache } from './http/file-answer.js';
-import { Handoff } from './http/handoff.js';
 import { memoNegotiator } from './http/negotiate.js';
 import { requestLog, requestRecorder } from './http/request-log.js';
+import { routeTable } from './http/route-table.js';
 import { RootRenderCache } from './http/root-render-cache.js';
-import { registerAdminRoutes } from './http/routes/admin.js';
-import { registerFileRoutes } from './http/routes/files.js';
-import { registerHealthRoutes } from './http/routes/health.js';
-import { registerJsonApiRoutes } from './http/routes/json-api.js';
-import { registerMetricsRoutes } from './http/routes/metrics.js';
-import { registerSimpleRoutes } from './http/routes/simple.js';
-import { registerStatsRoutes } from './http/routes/stats.js';
-import { registerUploadRoutes } from './http/routes/upload.js';
 import { ProjectAdmin } from './upload/project-admin.js';
 import { CacheBudget } from './cache/cache-budget.js';
 import { CrossNodeDownloads } from './download/cross-node-downloads.js';
@@ -47,7 +38,7 @@ import { Policy, type PolicyRules } from './policy/policy.js';
 import { PolicySource } from './policy/policy-source.js';
 import { namePattern } from './model/requirements.js';
 import { createLogger } from './logger.js';
-import { loggedError } from './http/logged-error.js';
+import { responseFailureLog } from './http/logged-error.js';
 import { loadSessionKey } from './web/session.js';
 import { DescriptionThread } from './web/description-thread.js';
 import { Descriptions } from './web/descriptions.js';
@@ -111,8 +102,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export interface LarderOptions {
   logger?: Logger;
   clock?: Clock;
-  /** Answer project pages and files on disk before the Koa stack (default true; tests compare both ways). */
-  fastPath?: boolean;
 }
 
 export async function createLarder(config: Config, options: LarderOptions = {}): Promise<Larder> {
@@ -178,23 +167,9 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   };
 
   const koa = new Koa();
-  const router = new Router({ strict: true });
-  const parts: FastPathParts = {
-    negotiate: memoNegotiator(),
-    smallBodies: smallBodyCache(),
-    pages: new Handoff(),
-    files: new Handoff(),
-    record: requestRecorder(logger, metrics),
-  };
-  registerHealthRoutes(router, stores.backends);
-  registerMetricsRoutes(router, metrics, config.metricsToken);
-  registerSimpleRoutes(router, deps, parts.negotiate, parts.pages);
-  registerJsonApiRoutes(router, deps);
-  registerFileRoutes(router, deps, parts.smallBodies, parts.files);
-  registerStatsRoutes(router, deps);
-  registerUploadRoutes(router, deps);
   const admin = new ProjectAdmin(meta);
-  registerAdminRoutes(router, deps, admin);
+  const routes = routeTable(deps, { negotiate: memoNegotiator(), smallBodies: smallBodyCache(), backends: stores.backends, admin });
+  const record = requestRecorder(logger, metrics);
   const webUi = createWebUi({
     http: deps,
     admin,
@@ -208,30 +183,29 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   // Made once nothing can fail any more: close() is what stops it.
   const eventLoopDelay = new EventLoopDelay(metrics.registry);
 
-  // Koa reports a failed body stream both from the stream and from its pipe into the response: logged once.
-  const reported = new WeakSet<object>();
-  koa.on('error', (err: NodeJS.ErrnoException) => {
-    if (typeof err === 'object' && err !== null) {
-      if (reported.has(err)) return;
-      reported.add(err);
-    }
-    // A client that goes away mid-response is routine, not a server error.
-    if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') logger.debug({ err: err.message }, 'client went away');
-    else logger.warn({ err: loggedError(err) }, 'response failed');
-  });
-  koa.use(requestLog(parts.record));
+  const responseFailed = responseFailureLog(logger);
+  koa.on('error', responseFailed);
+  koa.use(requestLog(record));
   koa.use(errorMiddleware(logger, storageReporter));
   // Before anything reads credentials or a body: a browser's request from another site changes nothing.
   koa.use(crossSiteGuard(config));
   // The web pages ask for a login themselves (a form, not a bare 401); other paths pass through.
   koa.use(webUi);
   if (config.readAuth) koa.use(readAuthMiddleware(deps.authenticator));
-  koa.use(router.routes());
-  koa.use(router.allowedMethods());
+  koa.use(routes.router.routes());
+  koa.use(routes.router.allowedMethods());
 
-  const routed = options.fastPath === false ? koa.callback() : fastPath(deps, parts, koa.callback());
-  // A duplicate or malformed Host is refused before either entry point sees the request.
-  const handle = hostGate(routed, parts.record);
+  const entry = oneEntry({
+    routes,
+    koa: koa.callback(),
+    record,
+    logger,
+    storageReporter,
+    readers: config.readAuth ? deps.authenticator : null,
+    failed: responseFailed,
+  });
+  // A duplicate or malformed Host is refused before any route sees the request.
+  const handle = hostGate(entry, record);
   let inflight = 0;
   const countInflight = (req: IncomingMessage, res: ServerResponse) => {
     inflight++;

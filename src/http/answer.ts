@@ -1,12 +1,11 @@
 /**
- * A response worked out once and sent through either entry point: Koa's context (the routes) or the raw
- * Node response (the fast path). Both send the same status, headers and bytes.
+ * A response as a value (status, headers, body), as the hot routes return it, and the one writer that
+ * sends it on the raw Node response (`writeAnswer`).
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Context } from 'koa';
 
 /** Bytes `start`..`end` (inclusive) of a file on disk. */
 export interface FileSlice {
@@ -22,10 +21,14 @@ export interface StreamedBody {
 
 export interface Answer {
   status: number;
+  /** The reason phrase, when not the status's own (an error's one-line message: twine prints it). */
+  reason?: string;
   /** In sending order; Content-Type and Content-Length included when there is a body. */
   headers: [string, string][];
   /** null: no body (304, or an empty file). A HEAD request never gets the body. */
   body: Buffer | FileSlice | StreamedBody | null;
+  /** Called once the whole answer has been sent (e.g. to count bytes served from the cache). */
+  sent?: () => void;
 }
 
 type Opened = { handle: FileHandle; slice: FileSlice } | { stream: Readable };
@@ -38,41 +41,31 @@ async function openBody(answer: Answer, head: boolean): Promise<Opened | null> {
   return { handle: await open(body.path, 'r'), slice: body };
 }
 
-function pump(res: ServerResponse, opened: Opened): void {
-  if ('stream' in opened) pipeline(opened.stream, res).catch((err: Error) => res.destroy(err));
-  else pumpFile(res, opened.handle, opened.slice);
+/** Where a body that fails after the head was sent is reported (the response is then cut short). */
+export type SendFailure = (err: Error) => void;
+
+function pump(res: ServerResponse, opened: Opened, failed: SendFailure): void {
+  const fail = (err: Error) => {
+    failed(err);
+    res.destroy(err);
+  };
+  if ('stream' in opened) pipeline(opened.stream, res).catch(fail);
+  else pumpFile(res, opened.handle, opened.slice, fail);
 }
 
 /**
- * Sends an answer on the raw response (the fast path). A file is opened before anything is written, so
- * a file that cannot be opened rejects with nothing sent.
+ * Sends an answer on the raw response. A file or stream is opened before anything is written, so one
+ * that cannot be opened rejects with nothing sent (and the caller answers the error instead).
  */
-export async function sendRaw(res: ServerResponse, answer: Answer, head: boolean): Promise<void> {
+export async function writeAnswer(res: ServerResponse, answer: Answer, head: boolean, failed: SendFailure): Promise<void> {
   const file = await openBody(answer, head);
   const flat: string[] = [];
   for (const [name, value] of answer.headers) flat.push(name, value);
-  res.writeHead(answer.status, flat);
-  if (file) pump(res, file);
+  if (answer.reason === undefined) res.writeHead(answer.status, flat);
+  else res.writeHead(answer.status, answer.reason, flat);
+  if (file) pump(res, file, failed);
   else if (head || answer.body === null) res.end();
   else res.end(answer.body);
-}
-
-/** Sends an answer through Koa (the routes). */
-export async function sendThroughKoa(ctx: Context, answer: Answer): Promise<void> {
-  const { body } = answer;
-  const head = ctx.method === 'HEAD';
-  const file = await openBody(answer, head);
-  ctx.status = answer.status;
-  for (const [name, value] of answer.headers) ctx.set(name, value);
-  if (file) {
-    ctx.respond = false;
-    pump(ctx.res, file);
-  } else if (body === null) {
-    // Koa would send a text of its own for a 200 without a body.
-    if (answer.status !== 304 && !head) ctx.body = Buffer.alloc(0);
-  } else if (!head) {
-    ctx.body = body;
-  }
 }
 
 const CHUNK = 1 << 20;
@@ -82,7 +75,7 @@ const CHUNK = 1 << 20;
  * previous one is being written, and a buffer is refilled only once the socket has taken it.
  * (A read stream allocates a new buffer per chunk, and collecting them costs more than the copying.)
  */
-function pumpFile(res: ServerResponse, handle: FileHandle, { path, start, end }: FileSlice): void {
+function pumpFile(res: ServerResponse, handle: FileHandle, { path, start, end }: FileSlice, fail: (err: Error) => void): void {
   // A short slice (a range request) needs no more than its own length.
   const size = Math.min(CHUNK, end - start + 1);
   const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
@@ -103,7 +96,7 @@ function pumpFile(res: ServerResponse, handle: FileHandle, { path, start, end }:
       await Promise.all(inFlight);
       res.end();
     } catch (err) {
-      res.destroy(err as Error);
+      fail(err as Error);
     } finally {
       await handle.close();
     }

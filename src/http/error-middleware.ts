@@ -7,6 +7,7 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { LarderError } from '../base/errors.js';
+import type { Answer } from './answer.js';
 import type { StorageReporter } from '../metrics/storage-reporter.js';
 import { isDiskFull } from '../store/disk-space.js';
 import { BackendUnavailable } from '../store/backend-unavailable.js';
@@ -37,22 +38,50 @@ function unavailable(err: unknown): LarderError | null {
   return new LarderError('backend_unavailable', `${what}${err.message}`.replace(/\.?$/, '.'));
 }
 
+/** Where a failed request came from, for the log line of a 5xx and the disk-full report. */
+export interface FailedRequest {
+  method: string;
+  path: string;
+}
+
+/**
+ * The catalogued error a failure is answered with; a 5xx is logged with its cause, a full disk reported.
+ * Shared by the Koa stack (`errorMiddleware`) and the hot routes (`answerRequest` in entry.ts).
+ */
+export function errorFor(caught: unknown, request: FailedRequest, logger: Logger, storageReporter: StorageReporter): LarderError {
+  if (!(caught instanceof LarderError) && isDiskFull(caught)) storageReporter.diskFull('upload', `${request.method} ${request.path}`, caught as Error);
+  let err = caught instanceof LarderError ? caught : isDiskFull(caught) ? diskFull() : (unavailable(caught) ?? fromKoaError(caught as object));
+  err ??= new LarderError('internal', 'Internal server error; the details are in the server log.');
+  if (err.status >= 500) {
+    const expected = err.code !== 'internal';
+    logger.error({ err: expected ? ((caught as Error).message ?? err.message) : caught, code: err.code, ...request }, 'request failed');
+  }
+  return err;
+}
+
+/** An error as an answer: its status, its message as the reason phrase and, unless it has its own, as a plain-text body. */
+export function errorAnswer(err: LarderError, headers: [string, string][] = []): Answer {
+  const body = Buffer.from(err.body ?? `${err.message}\n`);
+  return {
+    status: err.status,
+    reason: reasonPhrase(err.message),
+    headers: [
+      ...headers,
+      ...Object.entries(err.headers),
+      ['Content-Type', err.contentType ?? 'text/plain; charset=utf-8'],
+      ['Content-Length', String(body.length)],
+    ],
+    body,
+  };
+}
+
 export function errorMiddleware(logger: Logger, storageReporter: StorageReporter) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
     } catch (caught) {
-      if (!(caught instanceof LarderError) && isDiskFull(caught)) storageReporter.diskFull('upload', `${ctx.method} ${ctx.path}`, caught as Error);
-      let err = caught instanceof LarderError ? caught : isDiskFull(caught) ? diskFull() : (unavailable(caught) ?? fromKoaError(caught as object));
-      err ??= new LarderError('internal', 'Internal server error; the details are in the server log.');
+      const err = errorFor(caught, { method: ctx.method, path: ctx.path }, logger, storageReporter);
       ctx.state.errorCode = err.code;
-      if (err.status >= 500) {
-        const expected = err.code !== 'internal';
-        logger.error(
-          { err: expected ? ((caught as Error).message ?? err.message) : caught, code: err.code, method: ctx.method, path: ctx.path },
-          'request failed',
-        );
-      }
       if (ctx.headerSent || !ctx.writable) {
         ctx.res.destroy();
         return;

@@ -1,6 +1,6 @@
-/** Strong ETags: of a body, of its gzip form, and whether a conditional request names one. */
+/** Strong ETags: of a body, of its gzip form, and whether a conditional request names one (`fresh`). */
 import { createHash, type Hash } from 'node:crypto';
-import type { Context } from 'koa';
+import fresh from 'fresh';
 
 export function strongEtag(body: string | Buffer): string {
   return strongEtagOf(createHash('sha256').update(body));
@@ -21,16 +21,7 @@ export function gzipEtag(etag: string): string {
   return `${etag.slice(0, -1)}-gz"`;
 }
 
-/** True when an If-None-Match header names `etag` (or `*`). */
+/** True when an If-None-Match header names `etag` (or `*`; weak comparison, as for GET and HEAD). */
 export function etagListed(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
-  });
-}
-
-/** True when the request's If-None-Match names `etag` (or `*`). */
-export function matchesEtag(ctx: Context, etag: string): boolean {
-  return etagListed(ctx.get('If-None-Match'), etag);
+  return !!ifNoneMatch && fresh({ 'if-none-match': ifNoneMatch }, { etag });
 }

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { LRUCache } from 'lru-cache';
+import { parse as parseRangeHeader } from 'range-parser';
 import { LarderError } from '../base/errors.js';
 import type { FileBody, Provenance } from '../model/documents.js';
 import type { Answer } from './answer.js';
@@ -15,25 +16,14 @@ import { provenanceHeaders } from './respond.js';
 export type ByteRange = { start: number; end: number };
 
 /**
- * Parses a Range header against a size: a range to send, 'unsatisfiable' (416), or null (send it all:
- * no header, another unit, several ranges or a malformed one — a server may ignore Range).
+ * A Range header against a size (`range-parser`): a range to send, 'unsatisfiable' (416), or null (send it
+ * all: no header, another unit, several ranges or a malformed one — a server may ignore Range).
  */
 export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | null {
   if (!header) return null;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match) return null;
-  const [, first, last] = match as unknown as [string, string, string];
-  if (first === '' && last === '') return null;
-  if (first === '') {
-    const suffix = Number(last);
-    if (suffix === 0) return 'unsatisfiable';
-    return { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(first);
-  const end = last === '' ? size - 1 : Math.min(Number(last), size - 1);
-  if (start >= size) return 'unsatisfiable';
-  if (end < start) return null;
-  return { start, end };
+  const { code, type, ranges } = parseRangeHeader(size, header.trim());
+  if (type !== 'bytes' || code & 1 || ranges.length > 1) return null;
+  return ranges[0] ?? 'unsatisfiable';
 }
 
 /** The headers every file answer carries, before its own Content-* headers. */

@@ -1,7 +1,7 @@
 /**
  * The Host header a request may carry: exactly one, of the form host[:port] (a DNS name, an IPv4 address or
  * a bracketed IPv6 address, then an optional numeric port), or none on HTTP/1.0. Any other request is
- * answered 400 before the fast path or a route sees it. Nothing larder keeps or shares depends on Host
+ * answered 400 before any route sees it. Nothing larder keeps or shares depends on Host
  * (links are relative unless LARDER_PUBLIC_URL is set); a valid Host only fills in absolute URLs of answers
  * no cache shares (`requestBaseUrl` in respond.ts).
  */

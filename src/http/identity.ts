@@ -7,10 +7,14 @@ import type { Authenticator, Identity } from '../auth/authenticator.js';
 import { parseAuthorization } from '../auth/credentials.js';
 import { forbidden, unauthorized } from '../base/errors.js';
 
-export async function identify(ctx: Context, authenticator: Authenticator): Promise<Identity | null> {
-  const header = ctx.get('Authorization');
+export function identify(ctx: Context, authenticator: Authenticator): Promise<Identity | null> {
+  return identifyBy(ctx.get('Authorization'), ctx.ip, authenticator);
+}
+
+/** `identify` from the Authorization header and the connection's address (on the hot routes, without Koa). */
+export async function identifyBy(header: string | undefined, ip: string, authenticator: Authenticator): Promise<Identity | null> {
   if (!header) return null;
-  const identity = await authenticator.authenticate(parseAuthorization(header), ctx.ip);
+  const identity = await authenticator.authenticate(parseAuthorization(header), ip);
   if (!identity) {
     throw forbidden(
       'invalid_credentials',
@@ -20,8 +24,12 @@ export async function identify(ctx: Context, authenticator: Authenticator): Prom
   return identity;
 }
 
-export async function requireIdentity(ctx: Context, authenticator: Authenticator, action: string): Promise<Identity> {
-  const identity = await identify(ctx, authenticator);
+export function requireIdentity(ctx: Context, authenticator: Authenticator, action: string): Promise<Identity> {
+  return requireIdentityBy(ctx.get('Authorization'), ctx.ip, authenticator, action);
+}
+
+export async function requireIdentityBy(header: string | undefined, ip: string, authenticator: Authenticator, action: string): Promise<Identity> {
+  const identity = await identifyBy(header, ip, authenticator);
   if (!identity) throw unauthorized(`Credentials are required to ${action}.`);
   return identity;
 }

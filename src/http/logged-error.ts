@@ -4,6 +4,7 @@
  * refused request) as its one-line
  * message, anything else (a bug) as the error itself, so that its stack is logged.
  */
+import type { Logger } from 'pino';
 import { LarderError } from '../base/errors.js';
 import { VerificationError } from '../download/download-verifier.js';
 import { BackendUnavailable } from '../store/backend-unavailable.js';
@@ -29,4 +30,21 @@ export function isExpectedFailure(err: unknown): boolean {
 
 export function loggedError(err: unknown): unknown {
   return isExpectedFailure(err) ? (err as Error).message : err;
+}
+
+/**
+ * How a response that fails after its head went out is logged, by Koa's routes and the hot routes alike:
+ * a client that went away as debug, anything else as a warning, each error once (Koa reports a failed
+ * body stream both from the stream and from its pipe into the response).
+ */
+export function responseFailureLog(logger: Logger): (err: NodeJS.ErrnoException) => void {
+  const reported = new WeakSet<object>();
+  return (err) => {
+    if (typeof err === 'object' && err !== null) {
+      if (reported.has(err)) return;
+      reported.add(err);
+    }
+    if (err.code === 'ERR_STREAM_PREMATURE_CLOSE' || err.code === 'ECONNRESET' || err.code === 'EPIPE') logger.debug({ err: err.message }, 'client went away');
+    else logger.warn({ err: loggedError(err) }, 'response failed');
+  };
 }

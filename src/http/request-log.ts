@@ -1,8 +1,8 @@
 /**
  * One log line and one metrics sample per request: method, path, status sent, the error code of a refused
  * request (set by the error middleware, or a web form that shows the error), duration, cache state, bytes;
- * a 429 or 503 with an error code is also counted as a refusal. Both entry points (the Koa stack and the
- * fast path) record through `requestRecorder`.
+ * a 429 or 503 with an error code is also counted as a refusal. The Koa stack (`requestLog`), the hot
+ * routes (`entry.ts`) and the Host check record through the same `requestRecorder`.
  * The cache state counted is the one the response reports (`X-Larder-Cache`), so a request counts once
  * however many cached documents answering it took.
  */
@@ -24,8 +24,8 @@ export interface FinishedRequest {
   bytes: number | undefined;
 }
 
-/** `start` (process.hrtime.bigint()) defaults to now. Recording a response again only replaces its description. */
-export type RequestRecorder = (res: ServerResponse, describe: () => FinishedRequest, start?: bigint) => void;
+/** `describe` is asked once the response is over. */
+export type RequestRecorder = (res: ServerResponse, describe: () => FinishedRequest) => void;
 
 /**
  * Records a request once its response has finished or its connection closed. The status is the one sent;
@@ -33,17 +33,13 @@ export type RequestRecorder = (res: ServerResponse, describe: () => FinishedRequ
  * response was finished is logged with `aborted: true`.
  */
 export function requestRecorder(logger: Logger, metrics: Metrics): RequestRecorder {
-  // A request the fast path hands to Koa is recorded twice: once, from the fast path's start, as Koa describes it.
-  const describers = new WeakMap<ServerResponse, () => FinishedRequest>();
-  return (res, describe, start = process.hrtime.bigint()) => {
-    const recorded = describers.has(res);
-    describers.set(res, describe);
-    if (recorded) return;
+  return (res, describe) => {
+    const start = process.hrtime.bigint();
     const done = () => {
       res.off('finish', done);
       res.off('close', done);
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const request = describers.get(res)!();
+      const request = describe();
       const status = res.headersSent ? res.statusCode : 499;
       const aborted = res.headersSent && !res.writableFinished;
       metrics.observeRequest(request.route, request.method, status, seconds);

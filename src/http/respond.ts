@@ -1,11 +1,12 @@
 /** Shared response helpers: link bases, index cache and CORS headers, and the answer for a rendered index document. */
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Context } from 'koa';
+import type { TLSSocket } from 'node:tls';
+import Negotiator from 'negotiator';
 import type { Config } from '../config/schema.js';
 import type { Provenance } from '../model/documents.js';
 import { FROM_PROJECT_PAGE } from '../render/urls.js';
 import type { Answer } from './answer.js';
-import { sendThroughKoa } from './answer.js';
 import { etagListed, gzipEtag } from './etag.js';
 import { hostOf } from './host-header.js';
 import type { Rendered, RenderedCache } from './rendered-cache.js';
@@ -13,14 +14,13 @@ import type { Rendered, RenderedCache } from './rendered-cache.js';
 /**
  * The base of absolute URLs in an answer that no cache shares (the JSON API without LARDER_PUBLIC_URL, the
  * web pages' snippets): LARDER_PUBLIC_URL, else this request's Host (checked by `hostGate` before routing),
- * else, for an HTTP/1.0 request without one, the address the request came in on. `ctx.protocol` is `http`
- * unless the connection is TLS: proxy headers are not trusted.
+ * else, for an HTTP/1.0 request without one, the address the request came in on. The scheme is `http` unless the connection is TLS: proxy headers are not trusted.
  */
-export function requestBaseUrl(ctx: Context, config: Config): string {
+export function requestBaseUrl(req: IncomingMessage, config: Config): string {
   if (config.publicUrl) return config.publicUrl;
-  const found = hostOf(ctx.req);
-  const host = 'host' in found && found.host !== null ? found.host : localAuthority(ctx.req.socket);
-  return `${ctx.protocol}://${host}`;
+  const found = hostOf(req);
+  const host = 'host' in found && found.host !== null ? found.host : localAuthority(req.socket);
+  return `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${host}`;
 }
 
 function localAuthority(socket: Socket): string {
@@ -52,30 +52,23 @@ export const INDEX_CORS = {
   'Access-Control-Max-Age': '86400',
   'Access-Control-Expose-Headers': 'X-PyPI-Last-Serial',
 };
-const INDEX_CORS_HEADERS = Object.entries(INDEX_CORS);
+export const INDEX_CORS_HEADERS = Object.entries(INDEX_CORS);
 
 /** `private` when reads need credentials or the answer was made for this request alone (links from its Host). */
 export function indexCacheControl(config: Config, ownAnswer = false): string {
   return `max-age=${config.indexMaxAge}, ${config.readAuth || ownAnswer ? 'private' : 'public'}`;
 }
 
-const GZIP = /\bgzip\b/i;
-const GZIP_REFUSED = /\bgzip\s*;\s*q=0(\.0*)?\s*(,|$)/i;
-
-/** True when an Accept-Encoding header takes gzip (and does not refuse it with q=0). */
+/** True when an Accept-Encoding header takes gzip (by name or `*`, and not at q=0), by `negotiator`. */
 export function takesGzip(acceptEncoding: string | undefined): boolean {
-  return !!acceptEncoding && GZIP.test(acceptEncoding) && !GZIP_REFUSED.test(acceptEncoding);
-}
-
-export function acceptsGzip(ctx: Context): boolean {
-  return takesGzip(ctx.get('Accept-Encoding'));
+  return !!acceptEncoding && new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encodings(['gzip']).length > 0;
 }
 
 /** The request headers an index document's answer depends on. */
 export interface DocumentRequest {
   acceptEncoding: string | undefined;
   ifNoneMatch: string | undefined;
-  /** Where the source's answer came from (X-Larder-Cache, X-Larder-Upstream). */
+  /** What the sources reported (X-Larder-Cache, X-Larder-Upstream). */
   provenance: Provenance;
 }
 
@@ -132,10 +125,4 @@ export function indexDocumentAnswer(
   if (gzip) headers.push(['Content-Encoding', 'gzip']);
   headers.push(['Content-Length', String(body.length)]);
   return { status: 200, headers, body };
-}
-
-/** Sends a rendered index document through Koa (see `indexDocumentAnswer`). */
-export function sendIndexDocument(ctx: Context, config: Config, cache: RenderedCache, key: string | null, doc: Rendered, varyAccept: boolean): Promise<void> {
-  const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, provenance: {} };
-  return sendThroughKoa(ctx, indexDocumentAnswer(config, cache, key, doc, varyAccept, request));
 }

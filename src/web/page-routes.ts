@@ -32,7 +32,7 @@ function redirect(ctx: Context, path: string): void {
 export function registerPageRoutes(router: Router, web: WebContext): void {
   const { http } = web.deps;
   const { config } = http;
-  const target = (ctx: Context) => ({ base: requestBaseUrl(ctx, config).replace(/\/+$/, ''), readAuth: config.readAuth });
+  const target = (ctx: Context) => ({ base: requestBaseUrl(ctx.req, config).replace(/\/+$/, ''), readAuth: config.readAuth });
   const upstream = config.upstreams[0] ? UpstreamClient.stripCredentials(config.upstreams[0].url) : null;
 
   router.get('/', async (ctx) => {

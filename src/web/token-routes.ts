@@ -73,7 +73,7 @@ export function registerTokenRoutes(router: Router, web: WebContext): void {
 
     const { token, record } = newToken(user, { projects, description: draft.description, expiresAt: expiry.expiresAt }, new Date(now));
     await meta.putToken(record);
-    const target = { base: requestBaseUrl(ctx, config).replace(/\/+$/, ''), readAuth: config.readAuth };
+    const target = { base: requestBaseUrl(ctx.req, config).replace(/\/+$/, ''), readAuth: config.readAuth };
     const pypirc = publishSnippets(target)
       .find((s) => s.id === 'pypirc')!
       .text.replace('YOUR-LARDER-TOKEN', token);

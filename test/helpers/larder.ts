@@ -21,11 +21,7 @@ export interface TestLarder {
   close(): Promise<void>;
 }
 
-export async function startLarder(
-  overrides: Partial<Settings> = {},
-  dataDir?: string,
-  options: { clock?: Clock; fastPath?: boolean; logger?: Logger } = {},
-): Promise<TestLarder> {
+export async function startLarder(overrides: Partial<Settings> = {}, dataDir?: string, options: { clock?: Clock; logger?: Logger } = {}): Promise<TestLarder> {
   const data = dataDir ?? (await mkdtemp(join(tmpdir(), 'larder-test-')));
   const config = loadConfig({
     env: {},

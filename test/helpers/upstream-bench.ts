@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import type { Clock } from '../../src/base/clock.js';
+import type { Logger } from 'pino';
 import type { Settings } from '../../src/config/schema.js';
 import { buildWheel, type BuiltDist, type WheelSpec } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
@@ -18,7 +19,7 @@ export interface UpstreamBench {
   /** Builds a wheel in the temp folder and offers it upstream under its project name. */
   offerWheel(spec: WheelSpec): Promise<BuiltDist>;
   /** Starts a larder on the upstream with `defaults` and then `overrides` applied; `close` stops it. */
-  larder(overrides?: Partial<Settings>, options?: { clock?: Clock; fastPath?: boolean }): Promise<TestLarder>;
+  larder(overrides?: Partial<Settings>, options?: { clock?: Clock; logger?: Logger }): Promise<TestLarder>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Links never come from the Host header (docs/security.md, "The Host header"): a duplicate or malformed Host
- * is refused with 400 before the fast path or a route sees it; the simple pages link relative to themselves
+ * is refused with 400 before any route sees it; the simple pages link relative to themselves
  * (one rendering for every client, whatever Host it sent) unless LARDER_PUBLIC_URL is set; the JSON API and
  * the web pages, which need absolute URLs, take them from a valid Host and are never shared between Hosts.
  */
@@ -46,7 +46,6 @@ describe('the Host header', () => {
   let up: FakeUpstream;
   let wheel: BuiltDist;
   let fast: TestLarder;
-  let koaOnly: TestLarder;
   let published: TestLarder;
 
   before(async () => {
@@ -54,13 +53,12 @@ describe('the Host header', () => {
     wheel = await bench.offerWheel({ name: 'host-app', version: '1.0' });
     for (let i = 0; i < 30; i++) up.addProject(`filler-${i}`, []);
     fast = await bench.larder();
-    koaOnly = await bench.larder({}, { fastPath: false });
     published = await bench.larder({ publicUrl: 'https://index.example/pypi' });
   });
 
   const PATHS = ['/simple/', '/simple/host-app/', '/pypi/host-app/json', '/', `/packages/host-app/${'x'.repeat(3)}.whl`];
 
-  test('a Host that is not host[:port] is refused with 400 and one line, on every path and both entry points', async () => {
+  test('a Host that is not host[:port] is refused with 400 and one line, on every path, hot route or not', async () => {
     const refused = [
       'host//evil.example',
       'a/b',
@@ -77,47 +75,43 @@ describe('the Host header', () => {
       'a..b',
       'x'.repeat(300),
     ];
-    for (const l of [fast, koaOnly]) {
-      for (const host of refused) {
-        for (const path of PATHS) {
-          const res = await withHosts(l.url, path, [host]);
-          assert.equal(status(res), 400, `${host} ${path}: ${res.statusLine}`);
-          const body = res.body.toString('utf8');
-          assert.match(
-            body,
-            /^The Host header .* is not host\[:port\]: a DNS name, an IPv4 address or a \[bracketed\] IPv6 address, and an optional numeric port\.\n$/,
-          );
-          assert.equal(body.split('\n').length, 2, 'one line');
-          assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
-          assert.ok(!body.includes('x'.repeat(100)), 'a long value is quoted in part only');
-        }
+    for (const host of refused) {
+      for (const path of PATHS) {
+        const res = await withHosts(fast.url, path, [host]);
+        assert.equal(status(res), 400, `${host} ${path}: ${res.statusLine}`);
+        const body = res.body.toString('utf8');
+        assert.match(
+          body,
+          /^The Host header .* is not host\[:port\]: a DNS name, an IPv4 address or a \[bracketed\] IPv6 address, and an optional numeric port\.\n$/,
+        );
+        assert.equal(body.split('\n').length, 2, 'one line');
+        assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
+        assert.ok(!body.includes('x'.repeat(100)), 'a long value is quoted in part only');
       }
     }
   });
 
   test('a refused Host is counted like any other request', async () => {
     const metrics = async () =>
-      (await (await fetch(`${koaOnly.url}/metrics`)).text()).match(/^larder_http_requests_total\{route="unmatched",method="GET",status="400"\} (\d+)$/m)?.[1];
+      (await (await fetch(`${fast.url}/metrics`)).text()).match(/^larder_http_requests_total\{route="unmatched",method="GET",status="400"\} (\d+)$/m)?.[1];
     const before = Number((await metrics()) ?? 0);
-    assert.equal(status(await withHosts(koaOnly.url, '/simple/', ['a/b'])), 400);
+    assert.equal(status(await withHosts(fast.url, '/simple/', ['a/b'])), 400);
     assert.equal(Number(await metrics()), before + 1);
   });
 
   test('two Host headers are refused with 400, even when they agree', async () => {
-    for (const l of [fast, koaOnly]) {
-      const port = new URL(l.url).port;
-      for (const path of PATHS) {
-        for (const hosts of [
-          [`127.0.0.1:${port}`, 'evil.example'],
-          [`127.0.0.1:${port}`, `127.0.0.1:${port}`],
-        ]) {
-          const res = await withHosts(l.url, path, hosts);
-          assert.equal(status(res), 400, `${hosts.join(' + ')} ${path}`);
-          assert.equal(
-            res.body.toString('utf8'),
-            'The request has 2 Host headers; send exactly one (host[:port]: a DNS name, an IPv4 address or a [bracketed] IPv6 address, and an optional numeric port).\n',
-          );
-        }
+    const port = new URL(fast.url).port;
+    for (const path of PATHS) {
+      for (const hosts of [
+        [`127.0.0.1:${port}`, 'evil.example'],
+        [`127.0.0.1:${port}`, `127.0.0.1:${port}`],
+      ]) {
+        const res = await withHosts(fast.url, path, hosts);
+        assert.equal(status(res), 400, `${hosts.join(' + ')} ${path}`);
+        assert.equal(
+          res.body.toString('utf8'),
+          'The request has 2 Host headers; send exactly one (host[:port]: a DNS name, an IPv4 address or a [bracketed] IPv6 address, and an optional numeric port).\n',
+        );
       }
     }
   });
@@ -127,19 +121,17 @@ describe('the Host header', () => {
     assert.equal(status(empty), 400);
     assert.match(empty.body.toString('utf8'), /^The Host header is empty/);
 
-    for (const l of [fast, koaOnly]) {
-      const page = await withHosts(l.url, '/simple/host-app/', [], { httpVersion: '1.0', accept: PIP_ACCEPT });
-      assert.equal(status(page), 200, page.statusLine);
-      const [file] = (JSON.parse(page.body.toString('utf8')) as { files: { url: string }[] }).files;
-      assert.equal(file!.url, `../../packages/host-app/${wheel.filename}`);
-      const download = await fetch(new URL(file!.url, `${l.url}/simple/host-app/`));
-      assert.equal(download.status, 200);
+    const page = await withHosts(fast.url, '/simple/host-app/', [], { httpVersion: '1.0', accept: PIP_ACCEPT });
+    assert.equal(status(page), 200, page.statusLine);
+    const [file] = (JSON.parse(page.body.toString('utf8')) as { files: { url: string }[] }).files;
+    assert.equal(file!.url, `../../packages/host-app/${wheel.filename}`);
+    const download = await fetch(new URL(file!.url, `${fast.url}/simple/host-app/`));
+    assert.equal(download.status, 200);
 
-      const api = await withHosts(l.url, '/pypi/host-app/json', [], { httpVersion: '1.0' });
-      assert.equal(status(api), 200);
-      const { urls } = JSON_API_SHAPE(api.body);
-      assert.equal(urls[0]!.url, `${l.url}/packages/host-app/${wheel.filename}`, 'the address the request came in on');
-    }
+    const api = await withHosts(fast.url, '/pypi/host-app/json', [], { httpVersion: '1.0' });
+    assert.equal(status(api), 200);
+    const { urls } = JSON_API_SHAPE(api.body);
+    assert.equal(urls[0]!.url, `${fast.url}/packages/host-app/${wheel.filename}`, 'the address the request came in on');
   });
 
   test('valid forms are served: names, IPv4, [IPv6], ports, a trailing dot, an underscore', async () => {
@@ -163,29 +155,27 @@ describe('the Host header', () => {
   test('after requests with other Hosts, the next ordinary client gets the same pages: relative links, no other host', async () => {
     const pages = ['/simple/', '/simple/host-app/'];
     const accepts = ['text/html', PIP_ACCEPT];
-    for (const l of [fast, koaOnly]) {
-      for (const path of pages) {
-        for (const accept of accepts) {
-          assert.equal(status(await withHosts(l.url, path, ['host//evil.example'], { accept })), 400);
-          const other = await withHosts(l.url, path, ['other.example:1234'], { accept });
-          assert.equal(status(other), 200);
-          assert.ok(!other.body.toString('utf8').includes('other.example'), `${path} ${accept}: the Host is not in the page`);
+    for (const path of pages) {
+      for (const accept of accepts) {
+        assert.equal(status(await withHosts(fast.url, path, ['host//evil.example'], { accept })), 400);
+        const other = await withHosts(fast.url, path, ['other.example:1234'], { accept });
+        assert.equal(status(other), 200);
+        assert.ok(!other.body.toString('utf8').includes('other.example'), `${path} ${accept}: the Host is not in the page`);
 
-          const ordinary = await rawRequest(`${l.url}${path}`, { headers: { Accept: accept, Connection: 'close' } });
-          assert.equal(status(ordinary), 200);
-          const body = ordinary.body.toString('utf8');
-          assert.ok(!body.includes('other.example'), `${path} ${accept}: ${body.slice(0, 400)}`);
-          assert.ok(!body.includes('//evil'), `${path} ${accept}`);
-          assert.ok(!body.includes('127.0.0.1'), `${path} ${accept}: no host at all`);
-          assert.equal(ordinary.headers.etag, other.headers.etag, `${path} ${accept}: one rendering for every Host`);
-          assert.ok(other.body.equals(ordinary.body));
-        }
+        const ordinary = await rawRequest(`${fast.url}${path}`, { headers: { Accept: accept, Connection: 'close' } });
+        assert.equal(status(ordinary), 200);
+        const body = ordinary.body.toString('utf8');
+        assert.ok(!body.includes('other.example'), `${path} ${accept}: ${body.slice(0, 400)}`);
+        assert.ok(!body.includes('//evil'), `${path} ${accept}`);
+        assert.ok(!body.includes('127.0.0.1'), `${path} ${accept}: no host at all`);
+        assert.equal(ordinary.headers.etag, other.headers.etag, `${path} ${accept}: one rendering for every Host`);
+        assert.ok(other.body.equals(ordinary.body));
       }
-      const html = (await rawRequest(`${l.url}/simple/`, { headers: { Accept: 'text/html', Connection: 'close' } })).body.toString('utf8');
-      assert.match(html, /<a href="host-app\/">host-app<\/a>/);
-      const project = (await rawRequest(`${l.url}/simple/host-app/`, { headers: { Accept: 'text/html', Connection: 'close' } })).body.toString('utf8');
-      assert.match(project, new RegExp(`<a href="\\.\\./\\.\\./packages/host-app/${wheel.filename}#sha256=${wheel.sha256}"`));
     }
+    const html = (await rawRequest(`${fast.url}/simple/`, { headers: { Accept: 'text/html', Connection: 'close' } })).body.toString('utf8');
+    assert.match(html, /<a href="host-app\/">host-app<\/a>/);
+    const project = (await rawRequest(`${fast.url}/simple/host-app/`, { headers: { Accept: 'text/html', Connection: 'close' } })).body.toString('utf8');
+    assert.match(project, new RegExp(`<a href="\\.\\./\\.\\./packages/host-app/${wheel.filename}#sha256=${wheel.sha256}"`));
   });
 
   test('the root list is rendered once for many Host values: the same files on disk, the same ETag', async () => {
@@ -212,33 +202,31 @@ describe('the Host header', () => {
   });
 
   test("the JSON API's absolute URLs come from a valid Host, and are private to that client", async () => {
-    for (const l of [fast, koaOnly]) {
-      const other = await withHosts(l.url, '/pypi/host-app/json', ['other.example:1234']);
-      assert.equal(status(other), 200);
-      const doc = JSON_API_SHAPE(other.body);
-      assert.equal(doc.urls[0]!.url, `http://other.example:1234/packages/host-app/${wheel.filename}`);
-      assert.equal(doc.info.package_url, 'http://other.example:1234/project/host-app/');
-      assert.match(other.headers['cache-control']!, /\bprivate\b/);
-      assert.doesNotMatch(other.headers['cache-control']!, /\bpublic\b/);
+    const other = await withHosts(fast.url, '/pypi/host-app/json', ['other.example:1234']);
+    assert.equal(status(other), 200);
+    const doc = JSON_API_SHAPE(other.body);
+    assert.equal(doc.urls[0]!.url, `http://other.example:1234/packages/host-app/${wheel.filename}`);
+    assert.equal(doc.info.package_url, 'http://other.example:1234/project/host-app/');
+    assert.match(other.headers['cache-control']!, /\bprivate\b/);
+    assert.doesNotMatch(other.headers['cache-control']!, /\bpublic\b/);
 
-      const ordinary = await rawRequest(`${l.url}/pypi/host-app/json`, { headers: { Connection: 'close' } });
-      assert.equal(JSON_API_SHAPE(ordinary.body).urls[0]!.url, `${l.url}/packages/host-app/${wheel.filename}`);
-      assert.ok(!ordinary.body.toString('utf8').includes('other.example'));
-      assert.notEqual(ordinary.headers.etag, other.headers.etag);
+    const ordinary = await rawRequest(`${fast.url}/pypi/host-app/json`, { headers: { Connection: 'close' } });
+    assert.equal(JSON_API_SHAPE(ordinary.body).urls[0]!.url, `${fast.url}/packages/host-app/${wheel.filename}`);
+    assert.ok(!ordinary.body.toString('utf8').includes('other.example'));
+    assert.notEqual(ordinary.headers.etag, other.headers.etag);
 
-      // The same Host again: the same ETag (304 when the client has it), and gzip that decodes to the same bytes.
-      const again = await withHosts(l.url, '/pypi/host-app/json', ['other.example:1234']);
-      assert.equal(again.headers.etag, other.headers.etag);
-      const zipped = await rawRequest(`${l.url}/pypi/host-app/json`, {
-        rawRequest: 'GET /pypi/host-app/json HTTP/1.1\r\nHost: other.example:1234\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n',
-      });
-      assert.equal(zipped.headers['content-encoding'], 'gzip');
-      assert.ok(gunzipSync(zipped.body).equals(other.body));
-      const unchanged = await rawRequest(`${l.url}/pypi/host-app/json`, {
-        rawRequest: `GET /pypi/host-app/json HTTP/1.1\r\nHost: other.example:1234\r\nIf-None-Match: ${other.headers.etag}\r\nConnection: close\r\n\r\n`,
-      });
-      assert.equal(status(unchanged), 304);
-    }
+    // The same Host again: the same ETag (304 when the client has it), and gzip that decodes to the same bytes.
+    const again = await withHosts(fast.url, '/pypi/host-app/json', ['other.example:1234']);
+    assert.equal(again.headers.etag, other.headers.etag);
+    const zipped = await rawRequest(`${fast.url}/pypi/host-app/json`, {
+      rawRequest: 'GET /pypi/host-app/json HTTP/1.1\r\nHost: other.example:1234\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n',
+    });
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.ok(gunzipSync(zipped.body).equals(other.body));
+    const unchanged = await rawRequest(`${fast.url}/pypi/host-app/json`, {
+      rawRequest: `GET /pypi/host-app/json HTTP/1.1\r\nHost: other.example:1234\r\nIf-None-Match: ${other.headers.etag}\r\nConnection: close\r\n\r\n`,
+    });
+    assert.equal(status(unchanged), 304);
   });
 
   test("the web pages' snippets name a valid Host; the pages are not shared", async () => {

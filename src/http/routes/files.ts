@@ -1,17 +1,16 @@
 /**
- * Distribution files and their companions: GET/HEAD /packages/<project>/<filename>[.metadata|.asc]. Files
- * in the blob store are answered by file-answer.ts (also the fast path's answer); files still downloading are streamed.
+ * Distribution files and their companions: GET/HEAD /packages/<project>/<filename>[.metadata|.asc], a hot
+ * route. Files in the blob store are answered by file-answer.ts; files still downloading are streamed.
  */
-import type Router from '@koa/router';
-import type { Context } from 'koa';
-import { badRequest, notFound } from '../../base/errors.js';
-import type { FileBody, FileVariant, Provenance, Sourced } from '../../model/documents.js';
+import { badRequest, LarderError, notFound } from '../../base/errors.js';
+import type { FileBody, FileVariant, Provenance } from '../../model/documents.js';
 import { normalizeName, type ProjectName } from '../../model/names.js';
 import { checkFilenameSegment, checkProjectName } from '../../model/client-names.js';
 import type { HttpDeps } from '../deps.js';
-import { sendThroughKoa } from '../answer.js';
+import type { Answer } from '../answer.js';
 import { storedFileAnswer, fileHeaders, type FileRequest, type SmallBodies } from '../file-answer.js';
-import type { Handoff } from '../handoff.js';
+import { header, withHeaders, type HotHandler } from '../hot-route.js';
+import { provenanceHeaders } from '../respond.js';
 
 const SAFE_FILENAME = /^[^/\\\x00-\x1f\x7f]+$/;
 
@@ -22,17 +21,15 @@ function splitVariant(requested: string): { filename: string; variant: FileVaria
 }
 
 /** A file not yet on disk: the whole file as it arrives (a server may ignore Range). */
-async function sendStreamedFile(ctx: Context, body: Extract<FileBody, { kind: 'stream' }>, privateReads: boolean): Promise<void> {
+async function streamedFileAnswer(body: Extract<FileBody, { kind: 'stream' }>, head: boolean, privateReads: boolean, provenance: Provenance): Promise<Answer> {
   // HEAD of a file whose size the page did not give joins (or starts) its download to learn the size, and
   // lets it go on without it.
-  const head = ctx.method === 'HEAD';
   const opened = head && body.size !== null ? null : await body.open();
   if (head) opened?.stream.destroy();
-  for (const [name, value] of fileHeaders(body, privateReads)) ctx.set(name, value);
-  ctx.status = 200;
+  const headers = [...provenanceHeaders(provenance), ...fileHeaders(body, privateReads)];
   const size = opened?.size ?? body.size;
-  if (size !== null) ctx.length = size;
-  if (opened && !head) ctx.body = opened.stream;
+  if (size !== null) headers.push(['Content-Length', String(size)]);
+  return { status: 200, headers, body: opened && !head ? { open: async () => opened.stream } : null };
 }
 
 export function fileRequest(get: (name: string) => string | undefined, head: boolean, provenance: Provenance): FileRequest {
@@ -51,29 +48,34 @@ export function fileTarget(projectSegment: string, filenameSegment: string): { p
   return { project, filename, variant };
 }
 
-export function registerFileRoutes(router: Router, deps: HttpDeps, smallBodies: SmallBodies, handoff: Handoff<Sourced<FileBody | null>>): void {
-  router.get('/packages/:project/:filename', async (ctx) => {
-    const requested = ctx.params.filename!;
-    const { project, filename, variant } = fileTarget(ctx.params.project!, requested);
-    const handed = handoff.take(ctx.req);
-    const { value: body, provenance } = await (handed?.lookup ?? deps.source.openFile(project, filename, variant));
-    if (provenance.cache) ctx.set('X-Larder-Cache', provenance.cache);
-    if (provenance.upstream) ctx.set('X-Larder-Upstream', provenance.upstream);
-    if (!body) throw notFound(`No file ${requested} in project ${project}.`);
-    if (body.kind === 'stream') await sendStreamedFile(ctx, body, deps.config.readAuth);
-    else
-      await sendThroughKoa(
-        ctx,
-        await storedFileAnswer(
-          body,
-          fileRequest((name) => ctx.get(name) || undefined, ctx.method === 'HEAD', provenance),
-          deps.config.readAuth,
-          smallBodies,
-        ),
-      );
-    if (provenance.cache === 'hit' && ctx.method === 'GET') {
-      const bytes = ctx.length ?? 0;
-      ctx.res.once('finish', () => deps.metrics.cacheServedBytes.inc(bytes));
+export function fileRoute(deps: HttpDeps, smallBodies: SmallBodies): HotHandler {
+  return async (request) => {
+    const requested = request.params.filename!;
+    const { project, filename, variant } = fileTarget(request.params.project!, requested);
+    let provenance: Provenance = {};
+    let answer: Answer;
+    try {
+      const found = await deps.source.openFile(project, filename, variant);
+      provenance = found.provenance;
+      const body = found.value;
+      if (!body) throw notFound(`No file ${requested} in project ${project}.`);
+      answer =
+        body.kind === 'stream'
+          ? await streamedFileAnswer(body, request.head, deps.config.readAuth, provenance)
+          : await storedFileAnswer(
+              body,
+              fileRequest((name) => header(request, name), request.head, provenance),
+              deps.config.readAuth,
+              smallBodies,
+            );
+    } catch (err) {
+      // An answer refused after the lookup (not found, a range that cannot be satisfied) still says where it looked.
+      throw err instanceof LarderError ? withHeaders(err, provenanceHeaders(provenance)) : err;
     }
-  });
+    if (provenance.cache === 'hit' && !request.head) {
+      const bytes = Number(answer.headers.find(([name]) => name === 'Content-Length')?.[1] ?? 0);
+      answer.sent = () => deps.metrics.cacheServedBytes.inc(bytes);
+    }
+    return answer;
+  };
 }

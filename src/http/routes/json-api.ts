@@ -1,8 +1,6 @@
-/** The Warehouse JSON API: /pypi/<project>/json and /pypi/<project>/<version>/json, with /index/ aliases. */
+/** The Warehouse JSON API: /pypi/<project>/json and /pypi/<project>/<version>/json, with /index/ aliases. Hot routes. */
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type Router from '@koa/router';
-import type { Context } from 'koa';
 import { LarderError } from '../../base/errors.js';
 import { normalizeName } from '../../model/names.js';
 import { checkProjectName, checkVersionSegment } from '../../model/client-names.js';
@@ -10,9 +8,10 @@ import { projectJsonTemplatePieces, releaseJsonTemplatePieces } from '../../rend
 import { fillBase, fillBaseBytes } from '../../render/json-wire.js';
 import type { HttpDeps } from '../deps.js';
 import { strongEtag } from '../etag.js';
+import type { Answer } from '../answer.js';
+import { header, redirectAnswer, withHeaders, type HotHandler, type HotRequest } from '../hot-route.js';
 import type { Rendered, RenderingInPieces } from '../rendered-cache.js';
-import { requestBaseUrl, sendIndexDocument, sendsGzip } from '../respond.js';
-import { redirect } from './simple.js';
+import { indexDocumentAnswer, requestBaseUrl, sendsGzip, provenanceHeaders, type DocumentRequest } from '../respond.js';
 
 const jsonNotFound = () => new LarderError('not_found', 'Not Found', {}, '{"message": "Not Found"}', 'application/json');
 
@@ -22,19 +21,16 @@ const jsonError = (err: LarderError) =>
 
 const gzipped = promisify(gzip);
 
-/** What the request says about gzip and the copy it has, for `sendsGzip`. */
-const documentRequest = (ctx: Context) => ({ acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined });
-
 /**
  * A kept rendering with its URLs left open, filled with this request's base: its ETag is the rendering's
  * and the base's, and its gzip form is made off the main thread when the client takes gzip (and does not
  * have the document already).
  */
-async function filledForRequest(ctx: Context, template: Rendered, base: string): Promise<Rendered> {
+async function filledForRequest(request: DocumentRequest, template: Rendered, base: string): Promise<Rendered> {
   const body = fillBaseBytes(template.body, base);
   const etag = strongEtag(`${template.etag}\0${base}`);
   const filled: Rendered = { ...template, body, gzip: null, etag };
-  if (sendsGzip(documentRequest(ctx), filled)) filled.gzip = await gzipped(body, { level: 6 });
+  if (sendsGzip(request, filled)) filled.gzip = await gzipped(body, { level: 6 });
   return filled;
 }
 
@@ -42,9 +38,11 @@ function* filledPieces(pieces: Iterable<string>, base: string): Generator<string
   for (const piece of pieces) yield fillBase(piece, base);
 }
 
-export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
-  const handle = async (ctx: Context, prefix: string, version: string | null) => {
-    const requested = ctx.params.project!;
+/** `/<prefix>/<project>/json`, or with `withVersion` `/<prefix>/<project>/<version>/json`. */
+export function jsonApiRoute(deps: HttpDeps, prefix: string, withVersion: boolean): HotHandler {
+  return async (request: HotRequest): Promise<Answer> => {
+    const requested = request.params.project!;
+    const version = withVersion ? request.params.version! : null;
     try {
       checkProjectName(requested);
       if (version !== null) checkVersionSegment(version);
@@ -54,22 +52,22 @@ export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
     const name = normalizeName(requested);
     if (name !== requested) {
       const rest = version === null ? 'json' : `${encodeURIComponent(version)}/json`;
-      return redirect(ctx, `/${prefix}/${name}/${rest}`);
+      return redirectAnswer(request, `/${prefix}/${name}/${rest}`);
     }
-    let answer: Awaited<ReturnType<typeof deps.source.getReleases>>;
+    let found: Awaited<ReturnType<typeof deps.source.getReleases>>;
     try {
-      answer = await deps.source.getReleases(name, version ?? undefined);
+      found = await deps.source.getReleases(name, version ?? undefined);
     } catch (err) {
       if (err instanceof LarderError) throw jsonError(err);
       throw err;
     }
-    const { value: doc, provenance } = answer;
-    if (provenance.cache) ctx.set('X-Larder-Cache', provenance.cache);
-    if (provenance.upstream) ctx.set('X-Larder-Upstream', provenance.upstream);
-    if (!doc) throw jsonNotFound();
+    const { value: doc, provenance } = found;
+    const traced = provenanceHeaders(provenance);
+    if (!doc) throw withHeaders(jsonNotFound(), traced);
+    const documentRequest = { acceptEncoding: header(request, 'accept-encoding'), ifNoneMatch: header(request, 'if-none-match'), provenance };
     const render = (): RenderingInPieces => {
       const pieces = version === null ? projectJsonTemplatePieces(doc) : releaseJsonTemplatePieces(doc, version);
-      if (pieces === null) throw jsonNotFound();
+      if (pieces === null) throw withHeaders(jsonNotFound(), traced);
       return { pieces, contentType: 'application/json', serial: doc.serial };
     };
     const documentKey = `${name}\0${version ?? ''}`;
@@ -83,17 +81,11 @@ export function registerJsonApiRoutes(router: Router, deps: HttpDeps): void {
         const template = render();
         return { ...template, pieces: filledPieces(template.pieces, publicUrl) };
       });
-      if (sendsGzip(documentRequest(ctx), rendered)) await deps.rendered.gzipAhead(key, rendered);
-      return sendIndexDocument(ctx, deps.config, deps.rendered, key, rendered, false);
+      if (sendsGzip(documentRequest, rendered)) await deps.rendered.gzipAhead(key, rendered);
+      return indexDocumentAnswer(deps.config, deps.rendered, key, rendered, false, documentRequest);
     }
     const template = await deps.rendered.getInPieces(`json-template\0${documentKey}`, doc, render);
-    const own = await filledForRequest(ctx, template, requestBaseUrl(ctx, deps.config));
-    await sendIndexDocument(ctx, deps.config, deps.rendered, null, own, false);
+    const own = await filledForRequest(documentRequest, template, requestBaseUrl(request.req, deps.config));
+    return indexDocumentAnswer(deps.config, deps.rendered, null, own, false, documentRequest);
   };
-  for (const prefix of ['pypi', 'index']) {
-    for (const slash of ['', '/']) {
-      router.get(`/${prefix}/:project/json${slash}`, (ctx) => handle(ctx, prefix, null));
-      router.get(`/${prefix}/:project/:version/json${slash}`, (ctx) => handle(ctx, prefix, ctx.params.version!));
-    }
-  }
 }

@@ -1,11 +1,8 @@
-/** The simple API (PEP 503/691): /simple/ and /simple/<project>/, negotiated between HTML and JSON. */
-import { createReadStream } from 'node:fs';
+/** The simple API (PEP 503/691): /simple/ and /simple/<project>/, negotiated between HTML and JSON. Hot routes. */
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import type Router from '@koa/router';
-import type { Context } from 'koa';
 import { LarderError } from '../../base/errors.js';
-import type { ProjectPage, Sourced } from '../../model/documents.js';
+import type { ProjectPage } from '../../model/documents.js';
 import { normalizeName } from '../../model/names.js';
 import { checkProjectName } from '../../model/client-names.js';
 import { listFamily } from '../../cache/root-list.js';
@@ -14,31 +11,23 @@ import { projectHtmlPieces, renderProjectHtml, renderRootHtmlChunks } from '../.
 import { projectJsonPieces, renderProjectJson, renderRootJsonChunks } from '../../render/simple-json.js';
 import type { HttpDeps } from '../deps.js';
 import type { Negotiated, Negotiator } from '../negotiate.js';
-import { sendThroughKoa, type Answer } from '../answer.js';
-import type { Handoff } from '../handoff.js';
+import type { Answer } from '../answer.js';
 import type { ServedRoot } from '../root-render-cache.js';
-import { gzipEtag, matchesEtag, strongEtag } from '../etag.js';
+import { etagListed, gzipEtag, strongEtag } from '../etag.js';
+import { formatParam, header, redirectAnswer, withHeaders, type HotHandler, type HotRequest } from '../hot-route.js';
 import {
-  acceptsGzip,
-  INDEX_CORS,
+  INDEX_CORS_HEADERS,
   indexCacheControl,
   indexDocumentAnswer,
   projectPageLinkBase,
   rootPageLinkBase,
   sendsGzip,
+  takesGzip,
+  provenanceHeaders,
   type DocumentRequest,
 } from '../respond.js';
 
-export function redirect(ctx: Context, path: string): void {
-  const query = ctx.querystring ? `?${ctx.querystring}` : '';
-  ctx.status = 301;
-  ctx.set(INDEX_CORS);
-  ctx.redirect(path + query);
-}
-
 const simpleNotFound = () => new LarderError('not_found', 'Not Found', {}, '404 Not Found', 'text/plain; charset=utf-8');
-
-const formatOf = (ctx: Context) => (ctx.querystring ? (typeof ctx.query.format === 'string' ? ctx.query.format : undefined) : undefined);
 
 /** A page of more files than this is rendered a slice at a time, with the event loop running between slices. */
 export const PAGE_FILES_PER_PIECE = 2000;
@@ -76,29 +65,34 @@ function rootFileKind(chosen: Negotiated): string {
   return chosen.contentType.startsWith('text/html') ? 'html' : 'v1html';
 }
 
-export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: Negotiator, handoff: Handoff<Sourced<ProjectPage | null>>): void {
-  router.get('/simple', (ctx) => redirect(ctx, '/simple/'));
-
-  router.get('/simple/', async (ctx) => {
-    const chosen = negotiate(formatOf(ctx), ctx.get('Accept') || undefined);
+/** The root page, `/simple/`: every project's name, rendered to files once per list and representation. */
+export function simpleRootRoute(deps: HttpDeps, negotiate: Negotiator): HotHandler {
+  return async (request) => {
+    const chosen = negotiate(formatParam(request), header(request, 'accept'));
     const base = rootPageLinkBase(deps.config);
     // A path (LARDER_PUBLIC_URL's) starts with '/' or is empty: never this word.
     const links = `links:${base ?? 'page-relative'}`;
     const version = await deps.source.listVersion();
     const serial = await deps.source.lastSerial();
-    ctx.set(INDEX_CORS);
-    ctx.set('Cache-Control', indexCacheControl(deps.config));
-    ctx.set('X-PyPI-Last-Serial', String(serial));
-    ctx.set('Vary', 'Accept, Accept-Encoding');
     const etag = strongEtag(`root\0${chosen.contentType}\0${version}\0${serial}\0${links}`);
-    const gzip = acceptsGzip(ctx);
+    const gzip = takesGzip(header(request, 'accept-encoding'));
     const asSent = (tag: string) => (gzip ? gzipEtag(tag) : tag);
-    const notModified = (tag: string) => matchesEtag(ctx, asSent(tag)) || matchesEtag(ctx, tag);
-    if (notModified(etag)) {
-      ctx.set('ETag', asSent(etag));
-      ctx.status = 304;
-      return;
-    }
+    const ifNoneMatch = header(request, 'if-none-match');
+    const notModified = (tag: string) => etagListed(ifNoneMatch, asSent(tag)) || etagListed(ifNoneMatch, tag);
+    const headers = (shownSerial: number, shownEtag: string): [string, string][] => [
+      ...INDEX_CORS_HEADERS,
+      ['Cache-Control', indexCacheControl(deps.config)],
+      ['X-PyPI-Last-Serial', String(shownSerial)],
+      ['Vary', 'Accept, Accept-Encoding'],
+      ['ETag', asSent(shownEtag)],
+    ];
+    const withBody = (shown: [string, string][], length: number | null): [string, string][] => [
+      ...shown,
+      ['Content-Type', chosen.contentType],
+      ...(gzip ? [['Content-Encoding', 'gzip'] as [string, string]] : []),
+      ...(length === null ? [] : [['Content-Length', String(length)] as [string, string]]),
+    ];
+    if (notModified(etag)) return { status: 304, headers: headers(serial, etag), body: null };
     const render = () => {
       const entries = deps.source.listProjects();
       return chosen.format === 'json' ? renderRootJsonChunks(entries, serial) : renderRootHtmlChunks(entries, base);
@@ -111,43 +105,31 @@ export function registerSimpleRoutes(router: Router, deps: HttpDeps, negotiate: 
     } catch (err) {
       if (!isDiskFull(err)) throw err;
       // The disk is full: the page is rendered straight to the client and not kept.
-      ctx.set('ETag', asSent(etag));
-      ctx.type = chosen.contentType;
-      if (gzip) ctx.set('Content-Encoding', 'gzip');
-      if (ctx.method !== 'HEAD') ctx.body = gzip ? Readable.from(render()).pipe(createGzip()) : Readable.from(render());
-      return;
+      const open = async () => (gzip ? Readable.from(render()).pipe(createGzip()) : Readable.from(render()));
+      return { status: 200, headers: withBody(headers(serial, etag), null), body: request.head ? null : { open } };
     }
     // While a newer list is being rendered, the previous rendering is sent with its own ETag and serial.
-    ctx.set('X-PyPI-Last-Serial', String(served.serial));
-    ctx.set('ETag', asSent(served.etag));
-    if (served.etag !== etag && notModified(served.etag)) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.type = chosen.contentType;
-    if (gzip) ctx.set('Content-Encoding', 'gzip');
+    const shown = headers(served.serial, served.etag);
+    if (served.etag !== etag && notModified(served.etag)) return { status: 304, headers: shown, body: null };
     const file = gzip ? served.files.gzip : served.files.plain;
-    ctx.length = file.size;
-    if (ctx.method !== 'HEAD') ctx.body = createReadStream(file.path);
-  });
+    return { status: 200, headers: withBody(shown, file.size), body: { path: file.path, start: 0, end: file.size - 1 } };
+  };
+}
 
-  const projectPage = async (ctx: Context, withSlash: boolean) => {
-    const requested = ctx.params.project!;
+/** A project's page, `/simple/<project>/`; a name that is not normalized, or no trailing slash, is redirected. */
+export function projectPageRoute(deps: HttpDeps, negotiate: Negotiator, withSlash: boolean): HotHandler {
+  return async (request: HotRequest) => {
+    const requested = request.params.project!;
     checkProjectName(requested);
     const name = normalizeName(requested);
-    if (!withSlash || name !== requested) return redirect(ctx, `/simple/${name}/`);
-    const chosen = negotiate(formatOf(ctx), ctx.get('Accept') || undefined);
-    const handed = handoff.take(ctx.req);
-    const { value: page, provenance } = await (handed?.lookup ?? deps.source.getProject(name));
-    if (!page) {
-      if (provenance.cache) ctx.set('X-Larder-Cache', provenance.cache);
-      if (provenance.upstream) ctx.set('X-Larder-Upstream', provenance.upstream);
-      ctx.vary('Accept');
-      throw simpleNotFound();
-    }
-    const request = { acceptEncoding: ctx.get('Accept-Encoding') || undefined, ifNoneMatch: ctx.get('If-None-Match') || undefined, provenance };
-    await sendThroughKoa(ctx, await projectPageAnswer(deps, page, chosen, request));
+    if (!withSlash || name !== requested) return redirectAnswer(request, `/simple/${name}/`);
+    const chosen = negotiate(formatParam(request), header(request, 'accept'));
+    const { value: page, provenance } = await deps.source.getProject(name);
+    if (!page) throw withHeaders(simpleNotFound(), [...provenanceHeaders(provenance), ['Vary', 'Accept']]);
+    const documentRequest = { acceptEncoding: header(request, 'accept-encoding'), ifNoneMatch: header(request, 'if-none-match'), provenance };
+    return projectPageAnswer(deps, page, chosen, documentRequest);
   };
-  router.get('/simple/:project/', (ctx) => projectPage(ctx, true));
-  router.get('/simple/:project', (ctx) => projectPage(ctx, false));
 }
+
+/** `/simple` without its slash. */
+export const simpleRedirectRoute: HotHandler = async (request) => redirectAnswer(request, '/simple/');

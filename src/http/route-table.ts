@@ -1,0 +1,66 @@
+/**
+ * Every route of the index API in one router (`@koa/router`, whose matcher the entry uses once per request
+ * to pick the route). The hot routes are plain request → answer functions (`HotHandler`) that `entry.ts`
+ * answers without Koa; the others are Koa middleware. The web pages are mounted in front (`createWebUi`).
+ */
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { ProjectAdmin } from '../upload/project-admin.js';
+import type { BackendCheck } from '../store/backend-check.js';
+import type { HttpDeps } from './deps.js';
+import type { SmallBodies } from './file-answer.js';
+import type { HotHandler } from './hot-route.js';
+import type { Negotiator } from './negotiate.js';
+import { registerAdminRoutes } from './routes/admin.js';
+import { fileRoute } from './routes/files.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { jsonApiRoute } from './routes/json-api.js';
+import { registerMetricsRoutes } from './routes/metrics.js';
+import { projectPageRoute, simpleRedirectRoute, simpleRootRoute } from './routes/simple.js';
+import { registerStatsRoutes } from './routes/stats.js';
+import { registerUploadRoutes } from './routes/upload.js';
+
+export interface RouteTable {
+  router: Router;
+  /** The hot routes' handlers by their route pattern (GET and HEAD). */
+  hot: Map<string, HotHandler>;
+}
+
+export interface RouteParts {
+  negotiate: Negotiator;
+  smallBodies: SmallBodies;
+  backends: readonly BackendCheck[];
+  admin: ProjectAdmin;
+}
+
+/** The Koa side of a hot route: never reached, since the entry answers every GET and HEAD the route matches. */
+const answeredByEntry: Middleware = () => {
+  throw new Error('a hot route reached the Koa stack');
+};
+
+export function routeTable(deps: HttpDeps, parts: RouteParts): RouteTable {
+  const router = new Router({ strict: true });
+  const hot = new Map<string, HotHandler>();
+  // Registered in the router too, so that another method on the path gets its 405 from `allowedMethods`.
+  const hotRoute = (path: string, handler: HotHandler) => {
+    router.get(path, answeredByEntry);
+    hot.set(path, handler);
+  };
+  registerHealthRoutes(router, parts.backends);
+  registerMetricsRoutes(router, deps.metrics, deps.config.metricsToken);
+  hotRoute('/simple', simpleRedirectRoute);
+  hotRoute('/simple/', simpleRootRoute(deps, parts.negotiate));
+  hotRoute('/simple/:project/', projectPageRoute(deps, parts.negotiate, true));
+  hotRoute('/simple/:project', projectPageRoute(deps, parts.negotiate, false));
+  for (const prefix of ['pypi', 'index']) {
+    for (const slash of ['', '/']) {
+      hotRoute(`/${prefix}/:project/json${slash}`, jsonApiRoute(deps, prefix, false));
+      hotRoute(`/${prefix}/:project/:version/json${slash}`, jsonApiRoute(deps, prefix, true));
+    }
+  }
+  hotRoute('/packages/:project/:filename', fileRoute(deps, parts.smallBodies));
+  registerStatsRoutes(router, deps);
+  registerUploadRoutes(router, deps);
+  registerAdminRoutes(router, deps, parts.admin);
+  return { router, hot };
+}
