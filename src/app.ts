@@ -42,7 +42,7 @@ import { responseFailureLog } from './http/logged-error.js';
 import { loadSessionKey } from './web/session.js';
 import { DescriptionThread } from './web/description-thread.js';
 import { Descriptions } from './web/descriptions.js';
-import { createWebUi } from './web/web-ui.js';
+import { registerWebPages } from './web/web-ui.js';
 import { StorageReporter } from './metrics/storage-reporter.js';
 import { Metrics } from './metrics/metrics.js';
 import { BackendMetrics } from './metrics/backend-metrics.js';
@@ -168,9 +168,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
 
   const koa = new Koa();
   const admin = new ProjectAdmin(meta);
-  const routes = routeTable(deps, { negotiate: memoNegotiator(), smallBodies: smallBodyCache(), backends: stores.backends, admin });
-  const record = requestRecorder(logger, metrics);
-  const webUi = createWebUi({
+  const webPages = {
     http: deps,
     admin,
     documents: stores.documents,
@@ -179,7 +177,15 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     sessionKey: await loadSessionKey(config.data, config.sessionSecret),
     descriptions: new Descriptions(descriptionThread, { counted: (outcome) => metrics.descriptionRenders.inc({ outcome }) }),
     passwords,
+  };
+  const routes = routeTable(deps, {
+    negotiate: memoNegotiator(),
+    smallBodies: smallBodyCache(),
+    backends: stores.backends,
+    admin,
+    pages: (router) => registerWebPages(router, webPages),
   });
+  const record = requestRecorder(logger, metrics);
   // Made once nothing can fail any more: close() is what stops it.
   const eventLoopDelay = new EventLoopDelay(metrics.registry);
 
@@ -189,10 +195,10 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   koa.use(errorMiddleware(logger, storageReporter));
   // Before anything reads credentials or a body: a browser's request from another site changes nothing.
   koa.use(crossSiteGuard(config));
-  // The web pages ask for a login themselves (a form, not a bare 401); other paths pass through.
-  koa.use(webUi);
-  if (config.readAuth) koa.use(readAuthMiddleware(deps.authenticator));
+  // Every route, web pages and index API: each group checks read credentials its own way (route-table.ts).
   koa.use(routes.router.routes());
+  // What no route answers (a 404, a 405, OPTIONS) needs credentials too when reads do.
+  if (config.readAuth) koa.use(readAuthMiddleware(deps.authenticator));
   koa.use(routes.router.allowedMethods());
 
   const entry = oneEntry({

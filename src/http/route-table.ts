@@ -1,7 +1,9 @@
 /**
- * Every route of the index API in one router (`@koa/router`, whose matcher the entry uses once per request
- * to pick the route). The hot routes are plain request → answer functions (`HotHandler`) that `entry.ts`
- * answers without Koa; the others are Koa middleware. The web pages are mounted in front (`createWebUi`).
+ * Every route in one router (`@koa/router`, whose matcher the entry uses once per request to pick the
+ * route): the web pages first, then the index API. The hot routes are plain request → answer functions
+ * (`HotHandler`) that `entry.ts` answers without Koa; the others are Koa middleware. With LARDER_READ_AUTH
+ * each index API route but /health checks credentials first (a bare 401), while the web pages ask for a
+ * login themselves (a form).
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
@@ -11,6 +13,8 @@ import type { HttpDeps } from './deps.js';
 import type { SmallBodies } from './file-answer.js';
 import type { HotHandler } from './hot-route.js';
 import type { Negotiator } from './negotiate.js';
+import { readAuthMiddleware } from './read-auth.js';
+import { routeGroup } from './route-group.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { fileRoute } from './routes/files.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -31,6 +35,11 @@ export interface RouteParts {
   smallBodies: SmallBodies;
   backends: readonly BackendCheck[];
   admin: ProjectAdmin;
+  /**
+   * Registers the web pages (`src/web`, a layer above this one). They come first: a page runs before the index
+   * API's route on the same path and may pass the request on to it (`/stats/` as JSON).
+   */
+  pages(router: Router): void;
 }
 
 /** The Koa side of a hot route: never reached, since the entry answers every GET and HEAD the route matches. */
@@ -46,21 +55,27 @@ export function routeTable(deps: HttpDeps, parts: RouteParts): RouteTable {
     router.get(path, answeredByEntry);
     hot.set(path, handler);
   };
+  parts.pages(router);
   registerHealthRoutes(router, parts.backends);
-  registerMetricsRoutes(router, deps.metrics, deps.config.metricsToken);
-  hotRoute('/simple', simpleRedirectRoute);
-  hotRoute('/simple/', simpleRootRoute(deps, parts.negotiate));
-  hotRoute('/simple/:project/', projectPageRoute(deps, parts.negotiate, true));
-  hotRoute('/simple/:project', projectPageRoute(deps, parts.negotiate, false));
-  for (const prefix of ['pypi', 'index']) {
-    for (const slash of ['', '/']) {
-      hotRoute(`/${prefix}/:project/json${slash}`, jsonApiRoute(deps, prefix, false));
-      hotRoute(`/${prefix}/:project/:version/json${slash}`, jsonApiRoute(deps, prefix, true));
+  const indexApi = () => {
+    registerMetricsRoutes(router, deps.metrics, deps.config.metricsToken);
+    hotRoute('/simple', simpleRedirectRoute);
+    hotRoute('/simple/', simpleRootRoute(deps, parts.negotiate));
+    hotRoute('/simple/:project/', projectPageRoute(deps, parts.negotiate, true));
+    hotRoute('/simple/:project', projectPageRoute(deps, parts.negotiate, false));
+    for (const prefix of ['pypi', 'index']) {
+      for (const slash of ['', '/']) {
+        hotRoute(`/${prefix}/:project/json${slash}`, jsonApiRoute(deps, prefix, false));
+        hotRoute(`/${prefix}/:project/:version/json${slash}`, jsonApiRoute(deps, prefix, true));
+      }
     }
-  }
-  hotRoute('/packages/:project/:filename', fileRoute(deps, parts.smallBodies));
-  registerStatsRoutes(router, deps);
-  registerUploadRoutes(router, deps);
-  registerAdminRoutes(router, deps, parts.admin);
+    hotRoute('/packages/:project/:filename', fileRoute(deps, parts.smallBodies));
+    registerStatsRoutes(router, deps);
+    registerUploadRoutes(router, deps);
+    registerAdminRoutes(router, deps, parts.admin);
+  };
+  // A hot route's GET or HEAD checks credentials in the entry: its Koa side, behind the check too, is never reached.
+  if (deps.config.readAuth) routeGroup(router, readAuthMiddleware(deps.authenticator), indexApi);
+  else indexApi();
   return { router, hot };
 }

@@ -1,14 +1,16 @@
 /**
  * The web pages people browse (pypi.org's URL scheme): `/`, `/search/`, `/project/<p>/[<v>/]`, `/help/`,
  * `/account/login/` and the owner actions; a user's own `/account/` (API tokens, password) and the
- * administrators' `/admin/users/`. Mounted before the read-auth check, which it applies itself
- * (a login form rather than a bare 401); every other path goes on to the index API unchanged.
+ * administrators' `/admin/users/`. Registered in the one route table ahead of the index API, as a group with
+ * its own error handling (errors as pages) and without the index API's read-auth check: the pages apply it
+ * themselves (a login form rather than a bare 401).
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { LarderError } from '../base/errors.js';
 import { reasonPhrase } from '../http/error-middleware.js';
 import { loggedError } from '../http/logged-error.js';
+import { routeGroup } from '../http/route-group.js';
 import { registerAccountRoutes } from './account-routes.js';
 import { registerPageRoutes } from './page-routes.js';
 import { registerPasswordRoutes } from './password-routes.js';
@@ -28,7 +30,7 @@ export type { WebContext, WebDeps };
 
 const LOGIN_PATH = '/account/login/';
 
-export function createWebUi(deps: WebDeps): Middleware {
+export function registerWebPages(router: Router, deps: WebDeps): void {
   const { http } = deps;
   const signer = new SessionSigner(deps.sessionKey, http.meta, http.clock);
   const search = new ProjectSearch(
@@ -66,11 +68,10 @@ export function createWebUi(deps: WebDeps): Middleware {
     },
   };
 
-  const router = new Router({ strict: true });
-  // Runs only for the paths below (the router passes every other request on untouched). A page that fails
-  // with larder's own error is answered in the site's layout; what a page passes on to the index API, and
-  // errors of no known kind, go to the API's error handling.
-  router.use(async (ctx, next) => {
+  // In front of each route below, and of no other. A page that fails with larder's own error is answered in
+  // the site's layout; what a page passes on to the index API, and errors of no known kind, go to the API's
+  // error handling.
+  const pageErrors: Middleware = async (ctx, next) => {
     ctx.state.webStarted = performance.now();
     try {
       await next();
@@ -85,19 +86,20 @@ export function createWebUi(deps: WebDeps): Middleware {
       sendPage(ctx, renderError(err.status, err.message, session ? viewerOf(session, signer) : ANONYMOUS), err.status);
       ctx.message = reasonPhrase(err.message);
     }
-  });
+  };
   const asset = (type: string, body: string) => (ctx: Context) => {
     ctx.type = type;
     ctx.set('Cache-Control', ctx.query.v ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.body = body;
   };
-  router.get('/static/larder.css', asset('text/css; charset=utf-8', STYLESHEET));
-  router.get('/static/larder.js', asset('text/javascript; charset=utf-8', SCRIPT));
-  registerPageRoutes(router, web);
-  registerAccountRoutes(router, web);
-  registerTokenRoutes(router, web);
-  registerPasswordRoutes(router, web);
-  registerUserAdminRoutes(router, web);
-  return router.routes() as Middleware;
+  routeGroup(router, pageErrors, () => {
+    router.get('/static/larder.css', asset('text/css; charset=utf-8', STYLESHEET));
+    router.get('/static/larder.js', asset('text/javascript; charset=utf-8', SCRIPT));
+    registerPageRoutes(router, web);
+    registerAccountRoutes(router, web);
+    registerTokenRoutes(router, web);
+    registerPasswordRoutes(router, web);
+    registerUserAdminRoutes(router, web);
+  });
 }

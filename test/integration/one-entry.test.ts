@@ -3,7 +3,8 @@
  * `/packages/…`, `/pypi/…`) is matched once by the route table and answered by its handler through one
  * writer, whatever the outcome (found, not found, an upstream error, a file still downloading); the request
  * is logged and counted under its route as on the Koa routes; another method on the same path gets the
- * router's 405; a URL naming a project in another spelling or percent-encoded is answered alike.
+ * router's 405; a URL naming a project in another spelling or percent-encoded is answered alike. The web
+ * pages are in the same route table, ahead of the index API, with their own way of asking for a login.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -178,5 +179,26 @@ describe('one way into the server', () => {
     assert.equal(allowed.status, 200);
     const wrong = await exchange(`${guarded.url}/simple/one-entry/`, 'GET', { Authorization: `Basic ${Buffer.from('reader:nope').toString('base64')}` });
     assert.equal(wrong.status, 403);
+  });
+
+  test('with read authentication, web pages ask for a login; what they pass on, and what no route answers, get the 401', async () => {
+    const auth = `Basic ${Buffer.from('reader:reader-password').toString('base64')}`;
+    const page = await exchange(`${guarded.url}/stats/`, 'GET', { Accept: 'text/html' });
+    assert.equal(page.status, 303);
+    assert.equal(page.headers.location, '/account/login/?next=%2Fstats%2F');
+    const passedOn = await exchange(`${guarded.url}/stats/`, 'GET', { Accept: 'application/json' });
+    assert.equal(passedOn.status, 401);
+    assert.equal(passedOn.body.toString(), 'Credentials are required to read from this index.\n');
+    const json = await exchange(`${guarded.url}/stats/`, 'GET', { Accept: 'application/json', Authorization: auth });
+    assert.equal(json.status, 200);
+    assert.equal(json.headers['content-type'], 'application/json; charset=utf-8');
+
+    const otherMethod = await exchange(`${guarded.url}/account/login/`, 'DELETE');
+    assert.equal(otherMethod.status, 401, 'a method no web route takes is not a page');
+    const allowed = await exchange(`${guarded.url}/account/login/`, 'DELETE', { Authorization: auth });
+    assert.equal(allowed.status, 405);
+    assert.deepEqual(String(allowed.headers.allow).split(', ').sort(), ['GET', 'HEAD', 'POST']);
+    const options = await exchange(`${guarded.url}/account/login/`, 'OPTIONS', { Authorization: auth });
+    assert.equal(options.status, 200);
   });
 });
