@@ -1,8 +1,6 @@
 /** The composition root: builds stores, sources and the HTTP app from one Config. The only place that wires. */
 import { collectStats, privateFileTotals, reusedStats } from './store/stats.js';
 import { access, constants, mkdir } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator.js';
@@ -17,6 +15,7 @@ import { readAuthMiddleware } from './http/read-auth.js';
 import { RenderedCache } from './http/rendered-cache.js';
 import { oneEntry } from './http/entry.js';
 import { hostGate } from './http/host-header.js';
+import { HttpServer } from './http/http-server.js';
 import { warmUp } from './http/warm-up.js';
 import { smallBodyCache } from './http/file-answer.js';
 import { memoNegotiator } from './http/negotiate.js';
@@ -30,13 +29,11 @@ import type { CachedFiles } from './download/cached-files.js';
 import { OverlaySource } from './sources/overlay-source.js';
 import { PrivateSource } from './sources/private-source.js';
 import { UpstreamNameCheck } from './upload/upstream-names.js';
-import { buildUpstreamChain } from './sources/upstream-chain.js';
-import { UpstreamRouter } from './sources/upstream-router.js';
+import { buildUpstreamChain, routeChains } from './sources/upstream-chain.js';
 import { PolicyMetrics } from './policy/policy-metrics.js';
 import { CollisionWatch } from './policy/collision-watch.js';
 import { Policy, type PolicyRules } from './policy/policy.js';
 import { PolicySource } from './policy/policy-source.js';
-import { namePattern } from './model/requirements.js';
 import { createLogger } from './logger.js';
 import { responseFailureLog } from './http/logged-error.js';
 import { loadSessionKey } from './web/session.js';
@@ -97,8 +94,6 @@ async function openDataDir(config: Config, observe: BackendObserve, logger: Logg
   return storage;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export interface LarderOptions {
   logger?: Logger;
   clock?: Clock;
@@ -129,15 +124,10 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   const clients = chains.map((c) => c.client);
   cachedFiles = chains[0]?.cache.files ?? null;
   const upstreamRouter = chains.length
-    ? new UpstreamRouter(
-        chains.map((chain, i) => ({
-          name: chain.name,
-          source: new CollisionWatch(chain.source, chain.name, privateSource, stores.policy, clock, logger),
-          cachedPage: (name) => chain.cache.cachedPage(name),
-          patterns: config.upstreams[i]!.projects?.map(namePattern) ?? null,
-        })),
-        (upstream, kind) => policyMetrics.upstreamAnswers.inc({ upstream, kind }),
-      )
+    ? routeChains(chains, config.upstreams, {
+        sourceOf: (chain) => new CollisionWatch(chain.source, chain.name, privateSource, stores.policy, clock, logger),
+        answered: (upstream, kind) => policyMetrics.upstreamAnswers.inc({ upstream, kind }),
+      })
     : null;
   /** The upstream as the overlay sees it: routed, with the supply-chain policy applied. */
   const upstreamSource = upstreamRouter ? new PolicySource(upstreamRouter, policy, policyMetrics) : null;
@@ -211,35 +201,10 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     failed: responseFailed,
   });
   // A duplicate or malformed Host is refused before any route sees the request.
-  const handle = hostGate(entry, record);
-  let inflight = 0;
-  const countInflight = (req: IncomingMessage, res: ServerResponse) => {
-    inflight++;
-    res.once('close', () => inflight--);
-    handle(req, res);
-  };
-  let server: Server | null = null;
+  const server = new HttpServer(hostGate(entry, record), logger);
   let closing: Promise<void> | null = null;
   const shutdown = async (graceMs: number) => {
-    if (server) {
-      const s = server;
-      const closed = new Promise<void>((resolve) => s.close(() => resolve()));
-      s.closeIdleConnections();
-      const downloads = Promise.all(chains.map((c) => c.cache.files.drain()));
-      let downloadsDone = false;
-      void downloads.then(() => (downloadsDone = true));
-      // The grace is real time, measured by a timer rather than the injected clock, which a test may hold still.
-      let graceOver = false;
-      const grace = setTimeout(() => (graceOver = true), graceMs);
-      while ((inflight > 0 || !downloadsDone) && !graceOver) {
-        await sleep(25);
-        s.closeIdleConnections();
-      }
-      clearTimeout(grace);
-      if (inflight > 0 || !downloadsDone) logger.warn({ inflight }, 'grace period over; closing the remaining connections');
-      s.closeAllConnections();
-      await closed;
-    }
+    await server.close(graceMs, Promise.all(chains.map((c) => c.cache.files.drain())));
     await Promise.all(clients.map((c) => c.close()));
     eventLoopDelay.close();
     await passwords.close();
@@ -256,15 +221,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     koa,
     reloadPolicy: (rules) => policy.update(rules),
     async listen() {
-      server = createServer(countInflight);
-      server.keepAliveTimeout = 65_000;
-      await new Promise<void>((resolve, reject) => {
-        server!.once('error', reject);
-        server!.listen(config.port, config.host, () => resolve());
-      });
-      const { port } = server.address() as AddressInfo;
-      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      const url = `http://${host}:${port}`;
+      const url = await server.listen(config.port, config.host);
       await warmUp(url, deps);
       return url;
     },

@@ -5,12 +5,10 @@
  */
 import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
-import { buildUpstreamChain, commandChainDeps } from '../sources/upstream-chain.js';
-import { UpstreamRouter } from '../sources/upstream-router.js';
+import { buildUpstreamChain, commandChainDeps, routeChains } from '../sources/upstream-chain.js';
 import { createLogger } from '../logger.js';
 import { Policy } from '../policy/policy.js';
 import { PolicySource } from '../policy/policy-source.js';
-import { namePattern } from '../model/requirements.js';
 import type { Storage } from '../store/storage.js';
 import { UsageError } from './args.js';
 
@@ -28,14 +26,7 @@ export async function openPolicyUpstream(config: Config, storage: Storage, clock
   await storage.blobs.init();
   const deps = commandChainDeps(config, storage, createLogger({ logLevel: 'error' }, process.stderr), clock);
   const chains = specs.map((spec) => buildUpstreamChain(spec, config, deps));
-  const router = new UpstreamRouter(
-    chains.map((chain, i) => ({
-      name: chain.name,
-      source: chain.source,
-      cachedPage: (name) => chain.cache.cachedPage(name),
-      patterns: specs[i]!.projects?.map(namePattern) ?? null,
-    })),
-  );
+  const router = routeChains(chains, specs);
   return {
     source: new PolicySource(router, new Policy(config, storage.policy, clock), NO_AUDIT),
     async close() {

@@ -23,6 +23,8 @@ import { cachedWheelMetadata, coreMetadataFile, firstFound } from './core-metada
 import { JsonApiFromPages } from './json-api-from-pages.js';
 import { ReleaseMetadataFiller } from './release-metadata.js';
 import { UpstreamFetcher } from '../upstream/upstream-fetcher.js';
+import { namePattern } from '../model/requirements.js';
+import { type AnswerKind, UpstreamRouter } from './upstream-router.js';
 
 /** The project list is large: it gets at least this long, however short the page deadline is. */
 const ROOT_DEADLINE_MIN = 60_000;
@@ -123,4 +125,25 @@ export function buildUpstreamChain(spec: Upstream, config: Config, deps: ChainDe
     coreMetadata,
   ]);
   return { name: spec.name, client, cache, source };
+}
+
+/**
+ * The chains routed as the server routes them: each upstream takes the projects its `projects` patterns
+ * name, the first the rest. `sourceOf` may put a decorator around a chain's source (the server watches
+ * for name collisions there); `answered` counts which upstream answered what.
+ */
+export function routeChains(
+  chains: readonly UpstreamChain[],
+  upstreams: readonly Upstream[],
+  options: { sourceOf?: (chain: UpstreamChain) => PackageSource; answered?: (upstream: string, kind: AnswerKind) => void } = {},
+): UpstreamRouter {
+  return new UpstreamRouter(
+    chains.map((chain, i) => ({
+      name: chain.name,
+      source: options.sourceOf?.(chain) ?? chain.source,
+      cachedPage: (name) => chain.cache.cachedPage(name),
+      patterns: upstreams[i]!.projects?.map(namePattern) ?? null,
+    })),
+    options.answered,
+  );
 }
