@@ -14,7 +14,7 @@ import type { SmallBodies } from './file-answer.js';
 import type { HotHandler } from './hot-route.js';
 import type { Negotiator } from './negotiate.js';
 import { readAuthMiddleware } from './read-auth.js';
-import { routeGroup } from './route-group.js';
+import { routeGroup, type Routes } from './route-group.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { fileRoute } from './routes/files.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -50,32 +50,29 @@ const answeredByEntry: Middleware = () => {
 export function routeTable(deps: HttpDeps, parts: RouteParts): RouteTable {
   const router = new Router({ strict: true });
   const hot = new Map<string, HotHandler>();
-  // Registered in the router too, so that another method on the path gets its 405 from `allowedMethods`.
-  const hotRoute = (path: string, handler: HotHandler) => {
-    router.get(path, answeredByEntry);
-    hot.set(path, handler);
-  };
   parts.pages(router);
   registerHealthRoutes(router, parts.backends);
-  const indexApi = () => {
-    registerMetricsRoutes(router, deps.metrics, deps.config.metricsToken);
-    hotRoute('/simple', simpleRedirectRoute);
-    hotRoute('/simple/', simpleRootRoute(deps, parts.negotiate));
-    hotRoute('/simple/:project/', projectPageRoute(deps, parts.negotiate, true));
-    hotRoute('/simple/:project', projectPageRoute(deps, parts.negotiate, false));
-    for (const prefix of ['pypi', 'index']) {
-      for (const slash of ['', '/']) {
-        hotRoute(`/${prefix}/:project/json${slash}`, jsonApiRoute(deps, prefix, false));
-        hotRoute(`/${prefix}/:project/:version/json${slash}`, jsonApiRoute(deps, prefix, true));
-      }
-    }
-    hotRoute('/packages/:project/:filename', fileRoute(deps, parts.smallBodies));
-    registerStatsRoutes(router, deps);
-    registerUploadRoutes(router, deps);
-    registerAdminRoutes(router, deps, parts.admin);
+  // The index API checks read credentials when reads need them. A hot route's GET or HEAD checks them in the
+  // entry; its Koa side, registered so that another method on the path gets its 405, is never reached.
+  const api: Routes = deps.config.readAuth ? routeGroup(router, readAuthMiddleware(deps.authenticator)) : router;
+  const hotRoute = (path: string, handler: HotHandler) => {
+    api.get(path, answeredByEntry);
+    hot.set(path, handler);
   };
-  // A hot route's GET or HEAD checks credentials in the entry: its Koa side, behind the check too, is never reached.
-  if (deps.config.readAuth) routeGroup(router, readAuthMiddleware(deps.authenticator), indexApi);
-  else indexApi();
+  registerMetricsRoutes(api, deps.metrics, deps.config.metricsToken);
+  hotRoute('/simple', simpleRedirectRoute);
+  hotRoute('/simple/', simpleRootRoute(deps, parts.negotiate));
+  hotRoute('/simple/:project/', projectPageRoute(deps, parts.negotiate, true));
+  hotRoute('/simple/:project', projectPageRoute(deps, parts.negotiate, false));
+  for (const prefix of ['pypi', 'index']) {
+    for (const slash of ['', '/']) {
+      hotRoute(`/${prefix}/:project/json${slash}`, jsonApiRoute(deps, prefix, false));
+      hotRoute(`/${prefix}/:project/:version/json${slash}`, jsonApiRoute(deps, prefix, true));
+    }
+  }
+  hotRoute('/packages/:project/:filename', fileRoute(deps, parts.smallBodies));
+  registerStatsRoutes(api, deps);
+  registerUploadRoutes(api, deps);
+  registerAdminRoutes(api, deps, parts.admin);
   return { router, hot };
 }

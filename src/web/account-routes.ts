@@ -1,5 +1,5 @@
 /** POST routes of the web pages: logging in and out, and an owner's yank / unyank of a release. */
-import type Router from '@koa/router';
+import type { Routes } from '../http/route-group.js';
 import type { Context } from 'koa';
 import { LarderError } from '../base/errors.js';
 import { checkProjectName, checkVersionSegment } from '../model/client-names.js';
@@ -12,7 +12,7 @@ import { SESSION_LIFETIME_MS } from './session.js';
 import { localPath, sessionCookie } from './viewer.js';
 import type { WebContext } from './web-context.js';
 
-export function registerAccountRoutes(router: Router, web: WebContext): void {
+export function registerAccountRoutes(router: Routes, web: WebContext): void {
   const { http } = web.deps;
   const { config } = http;
   const secure = (ctx: Context) => secureRequest(ctx, web);

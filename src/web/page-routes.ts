@@ -1,5 +1,5 @@
 /** GET routes of the web pages: home, search, help, statistics and the project pages. */
-import type Router from '@koa/router';
+import type { Routes } from '../http/route-group.js';
 import type { Context } from 'koa';
 import { checkProjectName, checkVersionSegment } from '../model/client-names.js';
 import { normalizeName } from '../model/names.js';
@@ -29,7 +29,7 @@ function redirect(ctx: Context, path: string): void {
   ctx.redirect(path + (ctx.querystring ? `?${ctx.querystring}` : ''));
 }
 
-export function registerPageRoutes(router: Router, web: WebContext): void {
+export function registerPageRoutes(router: Routes, web: WebContext): void {
   const { http } = web.deps;
   const { config } = http;
   const target = (ctx: Context) => ({ base: requestBaseUrl(ctx.req, config).replace(/\/+$/, ''), readAuth: config.readAuth });

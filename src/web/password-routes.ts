@@ -4,7 +4,7 @@
  * which every session cookie carries, so every other session of the user ends at once (on every node);
  * the browser that made the change gets a fresh session and stays logged in.
  */
-import type Router from '@koa/router';
+import type { Routes } from '../http/route-group.js';
 import { MAX_PASSWORD_LENGTH, newPasswordProblem } from '../auth/user-rules.js';
 import { LarderError } from '../base/errors.js';
 import { accountSession } from './account-access.js';
@@ -14,7 +14,7 @@ import { SESSION_LIFETIME_MS } from './session.js';
 import { sessionCookie, viewerOf } from './viewer.js';
 import type { WebContext } from './web-context.js';
 
-export function registerPasswordRoutes(router: Router, web: WebContext): void {
+export function registerPasswordRoutes(router: Routes, web: WebContext): void {
   const { meta, authenticator } = web.deps.http;
 
   router.post('/account/password/', formBody, async (ctx) => {

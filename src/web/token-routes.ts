@@ -2,7 +2,7 @@
  * `/account/` and its token forms: list the user's API tokens, create one (description, scope, expiry;
  * the token is shown once, on the answer to the POST, never stored or redirected to), revoke one.
  */
-import type Router from '@koa/router';
+import type { Routes } from '../http/route-group.js';
 import type { Context } from 'koa';
 import { parseExpiry } from '../auth/token-expiry.js';
 import { newToken } from '../auth/tokens.js';
@@ -35,7 +35,7 @@ function draftOf(ctx: Context): TokenDraft {
   };
 }
 
-export function registerTokenRoutes(router: Router, web: WebContext): void {
+export function registerTokenRoutes(router: Routes, web: WebContext): void {
   const { meta, clock, config } = web.deps.http;
 
   router.get('/account', (ctx) => {

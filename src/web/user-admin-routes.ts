@@ -4,7 +4,7 @@
  * Anyone else gets 403. An administrator cannot demote or remove themselves here, so the web pages never
  * lose their last administrator by a slip (the CLI still can).
  */
-import type Router from '@koa/router';
+import type { Routes } from '../http/route-group.js';
 import type { Context } from 'koa';
 import type { Identity } from '../auth/authenticator.js';
 import { newPasswordProblem, userNameProblem } from '../auth/user-rules.js';
@@ -30,7 +30,7 @@ function noticeOf(ctx: Context): string | null {
   return NOTICES[done]?.(user) ?? null;
 }
 
-export function registerUserAdminRoutes(router: Router, web: WebContext): void {
+export function registerUserAdminRoutes(router: Routes, web: WebContext): void {
   const { meta, clock } = web.deps.http;
 
   const rows = (): UserRow[] => {

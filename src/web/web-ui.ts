@@ -93,13 +93,12 @@ export function registerWebPages(router: Router, deps: WebDeps): void {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.body = body;
   };
-  routeGroup(router, pageErrors, () => {
-    router.get('/static/larder.css', asset('text/css; charset=utf-8', STYLESHEET));
-    router.get('/static/larder.js', asset('text/javascript; charset=utf-8', SCRIPT));
-    registerPageRoutes(router, web);
-    registerAccountRoutes(router, web);
-    registerTokenRoutes(router, web);
-    registerPasswordRoutes(router, web);
-    registerUserAdminRoutes(router, web);
-  });
+  const pages = routeGroup(router, pageErrors);
+  pages.get('/static/larder.css', asset('text/css; charset=utf-8', STYLESHEET));
+  pages.get('/static/larder.js', asset('text/javascript; charset=utf-8', SCRIPT));
+  registerPageRoutes(pages, web);
+  registerAccountRoutes(pages, web);
+  registerTokenRoutes(pages, web);
+  registerPasswordRoutes(pages, web);
+  registerUserAdminRoutes(pages, web);
 }

@@ -1,5 +1,5 @@
 /** The small owner/admin JSON API under /api/, authenticated like uploads; it reads JSON bodies only. */
-import type Router from '@koa/router';
+import type { Routes } from '../route-group.js';
 import type { Context } from 'koa';
 import { bodyParser } from '../request-body.js';
 import { badRequest } from '../../base/errors.js';
@@ -23,7 +23,7 @@ function stringField(ctx: Context, field: string, required: boolean): string | n
   return value;
 }
 
-export function registerAdminRoutes(router: Router, deps: HttpDeps, admin: ProjectAdmin): void {
+export function registerAdminRoutes(router: Routes, deps: HttpDeps, admin: ProjectAdmin): void {
   const who = (ctx: Context) => requireIdentity(ctx, deps.authenticator, 'manage projects');
   // The router has decoded the segments already; each is checked before credentials or records are looked up.
   const checks = { project: checkProjectName, version: checkVersionSegment, filename: checkFilenameSegment };

@@ -3,7 +3,7 @@
  * backends reads do not need are down (a node without its database still serves what it can reach);
  * 503 when one reads need is down, so a load balancer sends no traffic there.
  */
-import type Router from '@koa/router';
+import type { Routes } from '../route-group.js';
 import { atMost } from '../../base/at-most.js';
 import type { BackendCheck } from '../../store/backend-check.js';
 
@@ -24,7 +24,7 @@ async function probe(check: BackendCheck): Promise<{ status: 'ok' | 'down'; ms: 
   return answer === null ? { status: 'ok', ms: elapsed() } : { status: 'down', ms: elapsed(), error: answer };
 }
 
-export function registerHealthRoutes(router: Router, checks: readonly BackendCheck[]): void {
+export function registerHealthRoutes(router: Routes, checks: readonly BackendCheck[]): void {
   router.get('/health', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     const results = await Promise.all(checks.map(probe));

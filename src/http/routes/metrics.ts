@@ -1,6 +1,6 @@
 /** GET /metrics in the Prometheus text format; behind a bearer token when LARDER_METRICS_TOKEN is set. */
 import { timingSafeEqual } from 'node:crypto';
-import type Router from '@koa/router';
+import type { Routes } from '../route-group.js';
 import { LarderError } from '../../base/errors.js';
 import type { Metrics } from '../../metrics/metrics.js';
 
@@ -10,7 +10,7 @@ function sameToken(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function registerMetricsRoutes(router: Router, metrics: Metrics, token: string | null): void {
+export function registerMetricsRoutes(router: Routes, metrics: Metrics, token: string | null): void {
   router.get('/metrics', async (ctx) => {
     if (token) {
       const header = ctx.get('Authorization');

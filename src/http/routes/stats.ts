@@ -1,5 +1,5 @@
 /** GET /stats/ (and /stats) as JSON; browsers asking for HTML get the web page (web/page-routes.ts) instead. */
-import type Router from '@koa/router';
+import type { Routes } from '../route-group.js';
 import type { Context } from 'koa';
 import { renderStatsJson } from '../../render/stats.js';
 import type { HttpDeps } from '../deps.js';
@@ -9,7 +9,7 @@ export function wantsStatsJson(ctx: Context): boolean {
   return ctx.accepts('text/html', 'application/json') === 'application/json' && !/text\/html/.test(ctx.get('Accept'));
 }
 
-export function registerStatsRoutes(router: Router, deps: HttpDeps): void {
+export function registerStatsRoutes(router: Routes, deps: HttpDeps): void {
   const stats = (ctx: Context) => {
     ctx.vary('Accept');
     ctx.set('Cache-Control', `max-age=${deps.config.indexMaxAge}, ${deps.config.readAuth ? 'private' : 'public'}`);

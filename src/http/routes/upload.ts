@@ -1,5 +1,5 @@
 /** The legacy upload API: POST /legacy/ (also /legacy, and POST / for clients given the bare server URL). */
-import type Router from '@koa/router';
+import type { Routes } from '../route-group.js';
 import type { Context } from 'koa';
 import { diskFullError } from '../../store/disk-space.js';
 import { receiveUpload } from '../../upload/receive.js';
@@ -10,7 +10,7 @@ import { requireIdentity } from '../identity.js';
 /** Free space an upload leaves for the commit that records it when the index is LMDB on the data disk. */
 const LMDB_HEADROOM = 16 * 1024 * 1024;
 
-export function registerUploadRoutes(router: Router, deps: HttpDeps): void {
+export function registerUploadRoutes(router: Routes, deps: HttpDeps): void {
   const upload = async (ctx: Context) => {
     const who = await requireIdentity(ctx, deps.authenticator, 'upload');
     const raw = await receiveUpload(ctx.req, {
