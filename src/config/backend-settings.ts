@@ -35,7 +35,11 @@ const parseDatabasePool: Parser<number> = (raw, key) => {
   try {
     return integerIn(MIN_DATABASE_CONNECTIONS, 10_000)(raw, key);
   } catch {
-    throw new ConfigError(key, raw, `a whole number of connections from ${MIN_DATABASE_CONNECTIONS} (one for LISTEN, one for download locks, one pooled) to 10000`);
+    throw new ConfigError(
+      key,
+      raw,
+      `a whole number of connections from ${MIN_DATABASE_CONNECTIONS} (one for LISTEN, one for download locks, one pooled) to 10000`,
+    );
   }
 };
 

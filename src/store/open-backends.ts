@@ -39,7 +39,8 @@ export async function openBackends(options: BackendOptions, observe?: BackendObs
   const local = openStorage(options.data);
   if (options.databaseUrl === null && options.blobStore === null) return local;
   try {
-    const database = options.databaseUrl === null ? null : await openPostgres(options.databaseUrl, { connections: options.databasePool, observe: observe?.('database') });
+    const database =
+      options.databaseUrl === null ? null : await openPostgres(options.databaseUrl, { connections: options.databasePool, observe: observe?.('database') });
     const blobs = options.blobStore === null ? local.blobs : openS3Blobs({ ...options, blobStore: options.blobStore }, observe);
     const [localDatabase, localBlobs] = local.backends as [BackendCheck, BackendCheck];
     return {

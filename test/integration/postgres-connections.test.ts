@@ -69,10 +69,7 @@ after(async () => {
 });
 
 const nodeConnections = async () =>
-  Number(
-    (await watcher.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'larder'", [databaseName])).rows[0]!
-      .n,
-  );
+  Number((await watcher.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'larder'", [databaseName])).rows[0]!.n);
 
 test(`a node opens at most LARDER_DATABASE_POOL (${POOL}) connections, however many requests write at once`, async () => {
   const alice = basicAuth('alice', 'alice-password-1');

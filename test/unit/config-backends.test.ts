@@ -50,7 +50,11 @@ describe('shared-backend settings', () => {
     refused({ LARDER_BLOB_STORE: 's3://UPPER/prefix' }, /s3:\/\/bucket\/prefix/);
     refused({ LARDER_S3_ENDPOINT: 'minio:9000' }, /http\(s\):\/\/host\[:port\]/);
     for (const pool of ['2', '0', '-5', '4.5', 'ten', '10001']) {
-      refused({ LARDER_DATABASE_POOL: pool }, (err: Error) => err.message.includes(`LARDER_DATABASE_POOL="${pool}"`) && /from 3 \(one for LISTEN, one for download locks, one pooled\)/.test(err.message));
+      refused(
+        { LARDER_DATABASE_POOL: pool },
+        (err: Error) =>
+          err.message.includes(`LARDER_DATABASE_POOL="${pool}"`) && /from 3 \(one for LISTEN, one for download locks, one pooled\)/.test(err.message),
+      );
     }
     refused({ LARDER_SESSION_SECRET: 'short' }, (err: Error) => /at least 16 characters/.test(err.message) && !err.message.includes('"short"'));
   });
