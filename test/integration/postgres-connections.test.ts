@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
+import { DEDICATED_CONNECTIONS, PgDatabase } from '../../src/store/postgres/database.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
@@ -28,6 +29,7 @@ let upstream: FakeUpstream;
 let s3: TestS3Server;
 let larder: TestLarder;
 let watcher: pg.Client;
+let token: string;
 const cached: BuiltDist[] = [];
 const own: BuiltDist[] = [];
 
@@ -55,6 +57,7 @@ before(async () => {
     s3Region: s3.credentials.region,
   });
   await larder.addUser('alice', 'alice-password-1');
+  token = await larder.addToken('alice');
   // Not the node's: its connections are the ones named 'larder'.
   watcher = new pg.Client({ connectionString: url, application_name: 'connection-watcher' });
   await watcher.connect();
@@ -71,8 +74,12 @@ after(async () => {
 const nodeConnections = async () =>
   Number((await watcher.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'larder'", [databaseName])).rows[0]!.n);
 
+test('a node given fewer connections than it needs is refused before connecting', () => {
+  assert.throws(() => new PgDatabase('postgres://larder@127.0.0.1:1/none', { connections: DEDICATED_CONNECTIONS }), /at least 3 database connections/);
+});
+
 test(`a node opens at most LARDER_DATABASE_POOL (${POOL}) connections, however many requests write at once`, async () => {
-  const alice = basicAuth('alice', 'alice-password-1');
+  const alice = basicAuth('__token__', token);
   let loading = true;
   const seen: number[] = [];
   const watching = (async () => {
