@@ -32,7 +32,7 @@ export function migrateCommand(openTargets: OpenMigrationTargets = openMigration
       verify: { type: 'boolean', help: 'at the end, also read every blob back from the target and check its sha256' },
       ...PROGRESS_OPTION,
     },
-    settings: ['data', 's3Endpoint', 's3Region'],
+    settings: ['data', 'databasePool', 's3Endpoint', 's3Region'],
     minArgs: 0,
     maxArgs: 0,
     localStorage: true,
@@ -48,7 +48,14 @@ export function migrateCommand(openTargets: OpenMigrationTargets = openMigration
       if (databaseUrl === null && blobStore === null) throw new UsageError('nothing to migrate to: give --to postgres://… and/or --blobs s3://…');
       const interval = values['progress-interval'];
       const intervalMs = interval === undefined ? undefined : parseDuration(interval, '--progress-interval');
-      const targets = await openTargets({ databaseUrl, blobStore, s3Endpoint: config.s3Endpoint, s3Region: config.s3Region, data: config.data });
+      const targets = await openTargets({
+        databaseUrl,
+        databasePool: config.databasePool,
+        blobStore,
+        s3Endpoint: config.s3Endpoint,
+        s3Region: config.s3Region,
+        data: config.data,
+      });
       let result: Awaited<ReturnType<typeof migrate>>;
       try {
         result = await migrate(

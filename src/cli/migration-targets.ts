@@ -19,6 +19,8 @@ import type { PolicyStore } from '../store/policy-store.js';
 export interface MigrationTargetOptions {
   /** `postgres://…` or `file:/other/data`; null = the records stay. */
   databaseUrl: string | null;
+  /** The most connections opened to PostgreSQL in all (`LARDER_DATABASE_POOL`). */
+  databasePool: number;
   /** `s3://bucket/prefix` or `file:/other/data`; null = the blobs stay. */
   blobStore: string | null;
   s3Endpoint: string | null;
@@ -76,7 +78,7 @@ export const openMigrationTargets: OpenMigrationTargets = async (options) => {
     const storage = openStorage(localDir(databaseUrl, data, '--to'));
     return { index: storage.index, policy: storage.policy, blobs, close: () => storage.close() };
   }
-  const database = await openPostgres(databaseUrl);
+  const database = await openPostgres(databaseUrl, { connections: options.databasePool });
   const { index, policy, cachedFiles, mirrorSets } = database;
   return { index, policy, cachedFiles, mirrorSets, blobs, close: () => database.close() };
 };

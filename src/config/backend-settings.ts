@@ -3,7 +3,7 @@
  * "Running several larders"): a PostgreSQL database and an S3 bucket. Unset, one larder keeps both under LARDER_DATA.
  */
 import { setting } from './setting.js';
-import { ConfigError, optionalString, parseBoolean, parseDuration, type Parser } from './values.js';
+import { ConfigError, integerIn, optionalString, parseBoolean, parseDuration, type Parser } from './values.js';
 
 const blank = (raw: unknown) => raw === null || raw === undefined || String(raw).trim() === '';
 
@@ -28,6 +28,21 @@ export const parseBlobStore: Parser<string | null> = (raw, key) => {
   return value;
 };
 
+/** One LISTEN connection, one for download locks, at least one pooled (src/store/postgres/database.ts). */
+const MIN_DATABASE_CONNECTIONS = 3;
+
+const parseDatabasePool: Parser<number> = (raw, key) => {
+  try {
+    return integerIn(MIN_DATABASE_CONNECTIONS, 10_000)(raw, key);
+  } catch {
+    throw new ConfigError(
+      key,
+      raw,
+      `a whole number of connections from ${MIN_DATABASE_CONNECTIONS} (one for LISTEN, one for download locks, one pooled) to 10000`,
+    );
+  }
+};
+
 const parseSessionSecret: Parser<string | null> = (raw, key) => {
   if (blank(raw)) return null;
   const value = String(raw);
@@ -49,6 +64,13 @@ export const BACKEND_SETTINGS = {
     default: '',
     value: 'URL',
     doc: '`postgres://user:password@host:port/db` of a database shared by several larders (private index, users, tokens, policy, mirror sets, records of cached files); empty = LMDB under `LARDER_DATA` ([docs/operations.md](docs/operations.md#running-several-larders))',
+  }),
+  databasePool: setting({
+    env: 'LARDER_DATABASE_POOL',
+    parse: parseDatabasePool,
+    default: 10,
+    value: 'N',
+    doc: "the most connections one larder opens to PostgreSQL in all (a pool of N − 2, the LISTEN and the download-lock connections; at least 3); every node's N together must stay below the server's `max_connections` ([sizing](docs/scale-out.md#sizing-the-database-connections))",
   }),
   blobStore: setting({
     env: 'LARDER_BLOB_STORE',

@@ -12,6 +12,8 @@ import type { Storage } from './storage.js';
 export interface BackendOptions {
   data: string;
   databaseUrl: string | null;
+  /** The most connections this node opens to PostgreSQL in all. */
+  databasePool: number;
   blobStore: string | null;
   s3Endpoint: string | null;
   s3Region: string | null;
@@ -22,7 +24,7 @@ export interface BackendOptions {
 export type BackendObserve = (backend: 'database' | 'blobs') => (operation: string, ms: number, ok: boolean) => void;
 
 /** The S3 blob store `blobStore` names (the region, when not given: the SDK's AWS_REGION, else us-east-1). */
-export function openS3Blobs(options: Omit<BackendOptions, 'databaseUrl'> & { blobStore: string }, observe?: BackendObserve): S3BlobStore {
+export function openS3Blobs(options: Omit<BackendOptions, 'databaseUrl' | 'databasePool'> & { blobStore: string }, observe?: BackendObserve): S3BlobStore {
   return new S3BlobStore({
     location: options.blobStore,
     endpoint: options.s3Endpoint ?? undefined,
@@ -37,7 +39,8 @@ export async function openBackends(options: BackendOptions, observe?: BackendObs
   const local = openStorage(options.data);
   if (options.databaseUrl === null && options.blobStore === null) return local;
   try {
-    const database = options.databaseUrl === null ? null : await openPostgres(options.databaseUrl, { observe: observe?.('database') });
+    const database =
+      options.databaseUrl === null ? null : await openPostgres(options.databaseUrl, { connections: options.databasePool, observe: observe?.('database') });
     const blobs = options.blobStore === null ? local.blobs : openS3Blobs({ ...options, blobStore: options.blobStore }, observe);
     const [localDatabase, localBlobs] = local.backends as [BackendCheck, BackendCheck];
     return {

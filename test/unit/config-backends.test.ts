@@ -33,6 +33,12 @@ describe('shared-backend settings', () => {
     assert.equal(config.sessionSecret, 'sixteen or more characters');
   });
 
+  test('the database pool is 10 connections in all unless set; 3 is the least a node can work with', () => {
+    assert.equal(loadConfig({ env: {} }).databasePool, 10);
+    assert.equal(loadConfig({ env: { LARDER_DATABASE_POOL: '3' } }).databasePool, 3);
+    assert.equal(loadConfig({ env: { LARDER_DATABASE_POOL: ' 40 ' } }).databasePool, 40);
+  });
+
   test('a wrong value is refused with what is expected; a database URL or secret is never echoed', () => {
     const refused = (env: Record<string, string>, expected: RegExp | ((err: Error) => boolean)) => assert.throws(() => loadConfig({ env }), expected);
     refused({ LARDER_DATABASE_URL: 'mysql://root:hunter2@db/larder' }, (err: Error) => /postgres:\/\//.test(err.message) && !err.message.includes('hunter2'));
@@ -43,6 +49,13 @@ describe('shared-backend settings', () => {
     refused({ LARDER_BLOB_STORE: '/var/lib/blobs' }, /s3:\/\/bucket\/prefix/);
     refused({ LARDER_BLOB_STORE: 's3://UPPER/prefix' }, /s3:\/\/bucket\/prefix/);
     refused({ LARDER_S3_ENDPOINT: 'minio:9000' }, /http\(s\):\/\/host\[:port\]/);
+    for (const pool of ['2', '0', '-5', '4.5', 'ten', '10001']) {
+      refused(
+        { LARDER_DATABASE_POOL: pool },
+        (err: Error) =>
+          err.message.includes(`LARDER_DATABASE_POOL="${pool}"`) && /from 3 \(one for LISTEN, one for download locks, one pooled\)/.test(err.message),
+      );
+    }
     refused({ LARDER_SESSION_SECRET: 'short' }, (err: Error) => /at least 16 characters/.test(err.message) && !err.message.includes('"short"'));
   });
 });

@@ -8,9 +8,15 @@
 import pg from 'pg';
 import { BackendUnavailable } from '../backend-unavailable.js';
 
+/** Connections a node opens outside the pool: the LISTEN connection and the download-lock connection. */
+export const DEDICATED_CONNECTIONS = 2;
+
 export interface PgDatabaseOptions {
-  /** Connections in the pool (the LISTEN connection and the download-lock connection come on top). */
-  maxConnections?: number;
+  /**
+   * The most connections this node opens to the database in all (10): the dedicated ones, and a pool of
+   * what they leave (at least one).
+   */
+  connections?: number;
   /** Bound of connecting, and of waiting for a free pooled connection. */
   connectTimeoutMs?: number;
   idleTimeoutMs?: number;
@@ -85,9 +91,13 @@ export class PgDatabase {
     this.reloadTimeoutMs = options.reloadTimeoutMs ?? 60_000;
     this.onError = options.onError ?? noop;
     this.now = options.now ?? (() => performance.now());
+    const connections = options.connections ?? 10;
+    if (!Number.isInteger(connections) || connections <= DEDICATED_CONNECTIONS) {
+      throw new RangeError(`a node needs at least ${DEDICATED_CONNECTIONS + 1} database connections (LISTEN, download locks, one pooled), not ${connections}`);
+    }
     this.pool = new pg.Pool({
       ...this.clientConfig(),
-      max: options.maxConnections ?? 10,
+      max: connections - DEDICATED_CONNECTIONS,
       idleTimeoutMillis: options.idleTimeoutMs ?? 60_000,
     });
     // A pooled connection lost while idle: the pool drops it; nothing else to do.
