@@ -77,6 +77,13 @@ export const BACKEND_SETTINGS = {
     default: false,
     doc: 'answer file downloads with a redirect to a presigned S3 URL instead of streaming them through larder',
   }),
+  s3Deadline: setting({
+    env: 'LARDER_S3_DEADLINE',
+    parse: parseDuration,
+    default: '8s',
+    value: 'DURATION',
+    doc: "how long one S3 request may take, retries included, before the client gets 503 naming the blob store (4× for a request carrying an upload part); keep it well under clients' timeouts (pip's is 15 s)",
+  }),
   sharedDownloadWait: setting({
     env: 'LARDER_SHARED_DOWNLOAD_WAIT',
     parse: parseDuration,
