@@ -35,6 +35,10 @@ export interface TestS3Server {
   /** Cuts requests of `method` whose target contains `match` once `afterBytes` of their body went through. */
   cut(method: string, match: string, afterBytes: number): Promise<void>;
   uncut(): Promise<void>;
+  /** Makes the server hang: it accepts connections and requests but answers none until `thaw`. */
+  freeze(): Promise<void>;
+  /** Drops the requests held while frozen and answers again. */
+  thaw(): Promise<void>;
   /** Every correctly signed request since the last call, which clears the list. */
   takeLog(): Promise<LoggedRequest[]>;
   close(): Promise<void>;
@@ -98,6 +102,12 @@ export async function startS3Server(credentials: TestS3Credentials = defaultCred
     },
     async uncut() {
       await fetch(`${endpoint}/__test/cut`, { method: 'DELETE' });
+    },
+    async freeze() {
+      await fetch(`${endpoint}/__test/freeze`, { method: 'POST' });
+    },
+    async thaw() {
+      await fetch(`${endpoint}/__test/freeze`, { method: 'DELETE' });
     },
     async takeLog() {
       return (await (await fetch(`${endpoint}/__test/log`, { method: 'DELETE' })).json()) as LoggedRequest[];
