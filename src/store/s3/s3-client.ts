@@ -81,21 +81,24 @@ class DeadlineS3Client extends S3Client {
 
 export function createS3Client(options: S3ClientOptions): S3Client {
   const maxSockets = options.maxSockets ?? 50;
-  return new DeadlineS3Client({
-    ...(options.region ? { region: options.region } : {}),
-    ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-    maxAttempts: options.maxAttempts ?? 3,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    // The node:http handler's options (the SDK builds the handler from them).
-    requestHandler: {
-      connectionTimeout: options.connectTimeoutMs ?? 5000,
-      requestTimeout: options.requestTimeoutMs ?? 30_000,
-      throwOnRequestTimeout: true,
-      socketTimeout: options.idleTimeoutMs ?? 120_000,
-      httpAgent: new Agent({ keepAlive: true, maxSockets }),
-      httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets }),
+  return new DeadlineS3Client(
+    {
+      ...(options.region ? { region: options.region } : {}),
+      ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
+      ...(options.credentials ? { credentials: options.credentials } : {}),
+      maxAttempts: options.maxAttempts ?? 3,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      // The node:http handler's options (the SDK builds the handler from them).
+      requestHandler: {
+        connectionTimeout: options.connectTimeoutMs ?? 5000,
+        requestTimeout: options.requestTimeoutMs ?? 30_000,
+        throwOnRequestTimeout: true,
+        socketTimeout: options.idleTimeoutMs ?? 120_000,
+        httpAgent: new Agent({ keepAlive: true, maxSockets }),
+        httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets }),
+      },
     },
-  }, options.deadlineMs ?? DEFAULT_S3_DEADLINE_MS);
+    options.deadlineMs ?? DEFAULT_S3_DEADLINE_MS,
+  );
 }
