@@ -123,6 +123,11 @@ export async function startS3Server(credentials: TestS3Credentials = defaultCred
   };
 }
 
+/** The settings of a larder whose blob store is `prefix` in `bucket` of the test server. */
+export function blobStoreSettings(s3: TestS3Server, bucket: string, prefix = 'larder') {
+  return { blobStore: `s3://${bucket}/${prefix}`, s3Endpoint: s3.endpoint, s3Region: s3.credentials.region };
+}
+
 export function defaultCredentials(): TestS3Credentials {
   return { accessKeyId: 'LARDERTESTKEY', secretAccessKey: 'larder-test-secret', region: 'eu-test-1' };
 }

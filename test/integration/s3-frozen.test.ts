@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
-import { exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { blobStoreSettings, exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 import { publish, uploadForm } from '../helpers/upload-form.js';
 
 const DEADLINE_MS = 400;
@@ -40,13 +40,7 @@ before(async () => {
   s3 = await startS3Server();
   const bucket = await s3.createBucket();
   exportTestCredentials();
-  larder = await startLarder({
-    upstream: upstream.url,
-    blobStore: `s3://${bucket}/larder`,
-    s3Endpoint: s3.endpoint,
-    s3Region: s3.credentials.region,
-    s3Deadline: DEADLINE_MS,
-  });
+  larder = await startLarder({ upstream: upstream.url, ...blobStoreSettings(s3, bucket), s3Deadline: DEADLINE_MS });
   await larder.addUser('alice', 'alice-password');
   await publish(larder.url, auth, own);
   const first = await fetch(`${larder.url}/packages/frozen-cached/${cached.filename}`);
