@@ -35,8 +35,8 @@ export interface TestS3Server {
   /** Cuts requests of `method` whose target contains `match` once `afterBytes` of their body went through. */
   cut(method: string, match: string, afterBytes: number): Promise<void>;
   uncut(): Promise<void>;
-  /** Makes the server hang: it accepts connections and requests but answers none until `thaw`. */
-  freeze(): Promise<void>;
+  /** Makes the server hang: it accepts connections and requests (of `method`, when given) but answers none until `thaw`. */
+  freeze(method?: string): Promise<void>;
   /** Drops the requests held while frozen and answers again. */
   thaw(): Promise<void>;
   /** Every correctly signed request since the last call, which clears the list. */
@@ -103,8 +103,8 @@ export async function startS3Server(credentials: TestS3Credentials = defaultCred
     async uncut() {
       await fetch(`${endpoint}/__test/cut`, { method: 'DELETE' });
     },
-    async freeze() {
-      await fetch(`${endpoint}/__test/freeze`, { method: 'POST' });
+    async freeze(method) {
+      await fetch(`${endpoint}/__test/freeze${method ? `?method=${method}` : ''}`, { method: 'POST' });
     },
     async thaw() {
       await fetch(`${endpoint}/__test/freeze`, { method: 'DELETE' });

@@ -74,8 +74,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 export class SigningProxy {
   private readonly server: Server;
   private cuts: CutRule[] = [];
-  /** While set, S3 requests are held unanswered (a hung S3); thawing drops their connections. */
-  private frozen: Set<ServerResponse> | null = null;
+  /** While set, S3 requests (of `method`, when given) are held unanswered (a hung S3); thawing drops their connections. */
+  private frozen: { method: string | null; held: Set<ServerResponse> } | null = null;
   /** Every signed request, for tests that check which requests a client made. */
   private log: LoggedRequest[] = [];
   /** Requests being answered now. */
@@ -112,8 +112,8 @@ export class SigningProxy {
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
       return;
     }
-    if (this.frozen) {
-      const held = this.frozen;
+    if (this.frozen && (this.frozen.method === null || this.frozen.method === req.method)) {
+      const { held } = this.frozen;
       held.add(res);
       res.once('close', () => held.delete(res));
       return;
@@ -238,12 +238,12 @@ export class SigningProxy {
     res.writeHead(204).end();
   }
 
-  /** POST /__test/freeze holds every S3 request from then on unanswered; DELETE answers none of them but drops them and thaws. */
+  /** POST /__test/freeze[?method=PUT] holds every S3 request (of that method) from then on unanswered; DELETE answers none of them but drops them and thaws. */
   private freeze(req: IncomingMessage, res: ServerResponse): void {
     if (req.method === 'DELETE') {
-      for (const held of this.frozen ?? []) held.socket?.destroy();
+      for (const held of this.frozen?.held ?? []) held.socket?.destroy();
       this.frozen = null;
-    } else this.frozen ??= new Set();
+    } else this.frozen ??= { method: new URL(req.url ?? '/', 'http://s3').searchParams.get('method'), held: new Set() };
     res.writeHead(204).end();
   }
 
