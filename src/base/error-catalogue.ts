@@ -151,6 +151,8 @@ export const INTERNAL_ERRORS = {
     'A write to a shared backend (the PostgreSQL database) that cannot be reached or does not answer in time; its one-line message names the backend, password removed. Answered as backend_unavailable (503) with that message.',
   S3StoreError:
     "A failed request to the S3 blob store, in one line naming the bucket, the endpoint and S3's error code; its code is ENOENT for a missing blob, as the filesystem store's errors are. Handled where the blob store's errors are; one that reaches a request other than for a missing blob is answered backend_unavailable (503).",
+  S3DeadlineExceeded:
+    'An S3 request (its retries included) with no answer within LARDER_S3_DEADLINE, so a hung S3 cannot hold requests for minutes. Becomes the cause of an S3StoreError with code DeadlineExceeded, answered backend_unavailable (503) naming the blob store and the limit.',
   ContentLimitError:
     "An upstream page or JSON document that breaks one of larder's limits on untrusted content (attributes per tag, links per page, JSON nesting…), its message naming the limit. Thrown by the streaming parsers; the upstream fetcher wraps it as an UpstreamError, answered upstream_invalid (502) naming the upstream URL, or a stale cached copy is served.",
   DependencySyntaxError:

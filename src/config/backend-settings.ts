@@ -57,6 +57,13 @@ const parseEndpoint: Parser<string | null> = (raw, key) => {
   return value.replace(/\/$/, '');
 };
 
+/** At least 100 ms: shorter, S3 could not answer even when well. */
+const parseS3Deadline: Parser<number> = (raw, key) => {
+  const ms = parseDuration(raw, key);
+  if (ms < 100) throw new ConfigError(key, raw, 'a duration of at least 100ms, such as 8s');
+  return ms;
+};
+
 export const BACKEND_SETTINGS = {
   databaseUrl: setting({
     env: 'LARDER_DATABASE_URL',
@@ -98,6 +105,13 @@ export const BACKEND_SETTINGS = {
     parse: parseBoolean,
     default: false,
     doc: 'answer file downloads with a redirect to a presigned S3 URL instead of streaming them through larder',
+  }),
+  s3Deadline: setting({
+    env: 'LARDER_S3_DEADLINE',
+    parse: parseS3Deadline,
+    default: '8s',
+    value: 'DURATION',
+    doc: "how long one S3 request may take, retries included, before the client gets 503 naming the blob store (4× for a request carrying an upload part); keep it well under clients' timeouts (pip's is 15 s)",
   }),
   sharedDownloadWait: setting({
     env: 'LARDER_SHARED_DOWNLOAD_WAIT',

@@ -6,6 +6,10 @@ export interface BackendCheck {
   kind: string;
   /** Rejects when the backend cannot be reached. */
   ping(): Promise<void>;
-  /** Whether serving reads needs it (an unreachable blob store fails every file; the database only writes). */
-  neededForReads: boolean;
+  /**
+   * What fails while it is down: `everything` (the node's own LMDB and files: another node serves better),
+   * `files` (a shared S3 bucket: every node lacks it alike, while pages and metadata still work), `writes`
+   * (a shared database: cached pages are still served).
+   */
+  neededFor: 'everything' | 'files' | 'writes';
 }

@@ -18,6 +18,8 @@ export interface BackendOptions {
   s3Endpoint: string | null;
   s3Region: string | null;
   s3Redirect: boolean;
+  /** How long one S3 request may take, retries included (the client's default when absent). */
+  s3Deadline?: number;
 }
 
 /** Hears each call to a shared backend: which backend, the operation, its time and whether it worked. */
@@ -31,6 +33,7 @@ export function openS3Blobs(options: Omit<BackendOptions, 'databaseUrl' | 'datab
     region: options.s3Region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
     dataDir: options.data,
     redirect: options.s3Redirect,
+    deadlineMs: options.s3Deadline,
     observe: observe?.('blobs'),
   });
 }
@@ -52,8 +55,8 @@ export async function openBackends(options: BackendOptions, observe?: BackendObs
       blobs,
       downloadLocks: database?.downloadLocks ?? local.downloadLocks,
       backends: [
-        database ? { role: 'database', kind: 'postgresql', neededForReads: false, ping: () => database.database.ping() } : localDatabase,
-        options.blobStore === null ? localBlobs : { role: 'blobs', kind: 's3', neededForReads: true, ping: () => blobs.ping() },
+        database ? { role: 'database', kind: 'postgresql', neededFor: 'writes', ping: () => database.database.ping() } : localDatabase,
+        options.blobStore === null ? localBlobs : { role: 'blobs', kind: 's3', neededFor: 'files', ping: () => blobs.ping() },
         ...(database ? [{ ...localDatabase, role: 'cache' }] : []),
       ],
       async close() {

@@ -35,6 +35,10 @@ export interface TestS3Server {
   /** Cuts requests of `method` whose target contains `match` once `afterBytes` of their body went through. */
   cut(method: string, match: string, afterBytes: number): Promise<void>;
   uncut(): Promise<void>;
+  /** Makes the server hang: it accepts connections and requests (of `method`, when given) but answers none until `thaw`. */
+  freeze(method?: string): Promise<void>;
+  /** Drops the requests held while frozen and answers again. */
+  thaw(): Promise<void>;
   /** Every correctly signed request since the last call, which clears the list. */
   takeLog(): Promise<LoggedRequest[]>;
   close(): Promise<void>;
@@ -99,6 +103,12 @@ export async function startS3Server(credentials: TestS3Credentials = defaultCred
     async uncut() {
       await fetch(`${endpoint}/__test/cut`, { method: 'DELETE' });
     },
+    async freeze(method) {
+      await fetch(`${endpoint}/__test/freeze${method ? `?method=${method}` : ''}`, { method: 'POST' });
+    },
+    async thaw() {
+      await fetch(`${endpoint}/__test/freeze`, { method: 'DELETE' });
+    },
     async takeLog() {
       return (await (await fetch(`${endpoint}/__test/log`, { method: 'DELETE' })).json()) as LoggedRequest[];
     },
@@ -111,6 +121,11 @@ export async function startS3Server(credentials: TestS3Credentials = defaultCred
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The settings of a larder whose blob store is `prefix` in `bucket` of the test server. */
+export function blobStoreSettings(s3: TestS3Server, bucket: string, prefix = 'larder') {
+  return { blobStore: `s3://${bucket}/${prefix}`, s3Endpoint: s3.endpoint, s3Region: s3.credentials.region };
 }
 
 export function defaultCredentials(): TestS3Credentials {

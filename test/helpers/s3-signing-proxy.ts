@@ -5,7 +5,7 @@
  * their framing inside the object) and flexible checksums (which it would not check); makes a write to an object key atomic for readers of that key (s3rver
  * writes the final file in place, so a reader could see half an object); answers AbortMultipartUpload and
  * ListMultipartUploads, which s3rver lacks, from its upload directory; and lets a test cut chosen requests
- * and see which requests were made.
+ * and see which requests were made, or freeze it (it accepts connections and requests but never answers).
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
@@ -74,6 +74,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 export class SigningProxy {
   private readonly server: Server;
   private cuts: CutRule[] = [];
+  /** While set, S3 requests (of `method`, when given) are held unanswered (a hung S3); thawing drops their connections. */
+  private frozen: { method: string | null; held: Set<ServerResponse> } | null = null;
   /** Every signed request, for tests that check which requests a client made. */
   private log: LoggedRequest[] = [];
   /** Requests being answered now. */
@@ -103,10 +105,17 @@ export class SigningProxy {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
     if (url.startsWith('/__test/cut')) return this.control(req, res);
+    if (url.startsWith('/__test/freeze')) return this.freeze(req, res);
     if (url.startsWith('/__test/log')) {
       const body = JSON.stringify(this.log);
       if (req.method === 'DELETE') this.log = [];
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      return;
+    }
+    if (this.frozen && (this.frozen.method === null || this.frozen.method === req.method)) {
+      const { held } = this.frozen;
+      held.add(res);
+      res.once('close', () => held.delete(res));
       return;
     }
     const refusal = await checkSignature({ method: req.method ?? 'GET', url, headers: req.headers }, this.options.credentials, Date.now());
@@ -226,6 +235,15 @@ export class SigningProxy {
     const q = new URL(req.url ?? '/', 'http://s3').searchParams;
     if (req.method === 'DELETE') this.cuts = [];
     else this.cuts.push({ method: q.get('method') ?? 'PUT', match: q.get('match') ?? '', afterBytes: Number(q.get('afterBytes') ?? 0) });
+    res.writeHead(204).end();
+  }
+
+  /** POST /__test/freeze[?method=PUT] holds every S3 request (of that method) from then on unanswered; DELETE answers none of them but drops them and thaws. */
+  private freeze(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method === 'DELETE') {
+      for (const held of this.frozen?.held ?? []) held.socket?.destroy();
+      this.frozen = null;
+    } else this.frozen ??= { method: new URL(req.url ?? '/', 'http://s3').searchParams.get('method'), held: new Set() };
     res.writeHead(204).end();
   }
 

@@ -4,7 +4,7 @@
  * answer or refuse connections (given up on within the configured bound).
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
 import { createServer, type Socket } from 'node:net';
@@ -103,6 +103,37 @@ describe('S3 blob store', () => {
       const store = openStore(bucket, join(dir, 'f'), { endpoint });
       try {
         await assert.rejects(store.has(sha('x')), /failed: ECONNREFUSED/);
+      } finally {
+        store.close();
+      }
+    });
+
+    test("a write to an S3 that takes no PUTs fails after its deadline (four, for a body), not after the SDK's minute and a half", {
+      timeout: 10_000,
+    }, async () => {
+      const store = openStore(bucket, join(dir, 'h'), { deadlineMs: 200 });
+      await store.init();
+      const tmp = store.tmpPath();
+      await writeFile(tmp, 'never stored');
+      await s3.freeze('PUT');
+      try {
+        await assert.rejects(store.commit(tmp, sha('never stored')), /S3 upload on s3:\/\/.* failed: DeadlineExceeded \(no answer within 800 ms\)$/);
+      } finally {
+        await s3.thaw();
+        store.close();
+      }
+    });
+
+    test('a download whose headers came in time streams on past the deadline', { timeout: 10_000 }, async () => {
+      const store = openStore(bucket, join(dir, 'i'), { deadlineMs: 200 });
+      await store.init();
+      const bytes = randomBytes(8 * 1024 * 1024);
+      try {
+        await store.writeBuffer(bytes, sha(bytes));
+        const body = await store.read(sha(bytes));
+        // Past the deadline before the body is read: a deadline still armed would cut it.
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        assert.ok(Buffer.concat(await body.toArray()).equals(bytes));
       } finally {
         store.close();
       }

@@ -15,7 +15,7 @@ import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { eventually } from '../helpers/eventually.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
-import { exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { blobStoreSettings, exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 
 let dir: string;
 let upstream: FakeUpstream;
@@ -39,12 +39,7 @@ before(async () => {
   s3 = await startS3Server();
   bucket = await s3.createBucket();
   exportTestCredentials();
-  larder = await startLarder({
-    upstream: upstream.url,
-    blobStore: `s3://${bucket}/larder`,
-    s3Endpoint: s3.endpoint,
-    s3Region: s3.credentials.region,
-  });
+  larder = await startLarder({ upstream: upstream.url, ...blobStoreSettings(s3, bucket) });
 });
 
 after(async () => {

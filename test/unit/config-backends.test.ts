@@ -58,4 +58,11 @@ describe('shared-backend settings', () => {
     }
     refused({ LARDER_SESSION_SECRET: 'short' }, (err: Error) => /at least 16 characters/.test(err.message) && !err.message.includes('"short"'));
   });
+
+  test('LARDER_S3_DEADLINE bounds each S3 request: 8 s by default, at least 100 ms', () => {
+    assert.equal(loadConfig({ env: {} }).s3Deadline, 8000);
+    assert.equal(loadConfig({ env: { LARDER_S3_DEADLINE: '3s' } }).s3Deadline, 3000);
+    assert.throws(() => loadConfig({ env: { LARDER_S3_DEADLINE: '0' } }), /LARDER_S3_DEADLINE.*at least 100ms/);
+    assert.throws(() => loadConfig({ env: { LARDER_S3_DEADLINE: 'soon' } }), /LARDER_S3_DEADLINE/);
+  });
 });

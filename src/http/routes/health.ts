@@ -1,7 +1,8 @@
 /**
- * GET /health: each backend and whether it answers. 200 "ok" when all do; 200 "degraded" when only
- * backends reads do not need are down (a node without its database still serves what it can reach);
- * 503 when one reads need is down, so a load balancer sends no traffic there.
+ * GET /health: each backend and whether it answers, and what the node can serve (`serving`). 200 "ok" when
+ * all answer; 200 "degraded" when only a shared backend is down (a frozen S3 bucket: no files, but pages
+ * and metadata; a shared database: no writes), which every node lacks alike, so a load balancer keeps
+ * them all; 503 "unavailable" when the node's own storage is down, so a load balancer sends no traffic there.
  */
 import type { Routes } from '../route-group.js';
 import { atMost } from '../../base/at-most.js';
@@ -28,10 +29,11 @@ export function registerHealthRoutes(router: Routes, checks: readonly BackendChe
   router.get('/health', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     const results = await Promise.all(checks.map(probe));
-    const backends = Object.fromEntries(checks.map((c, i) => [c.role, { kind: c.kind, ...results[i] }]));
-    const down = checks.filter((_, i) => results[i]!.status === 'down');
-    const status = down.length === 0 ? 'ok' : down.some((c) => c.neededForReads) ? 'unavailable' : 'degraded';
+    const backends = Object.fromEntries(checks.map((c, i) => [c.role, { kind: c.kind, neededFor: c.neededFor, ...results[i] }]));
+    const down = new Set(checks.filter((_, i) => results[i]!.status === 'down').map((c) => c.neededFor));
+    const status = down.size === 0 ? 'ok' : down.has('everything') ? 'unavailable' : 'degraded';
+    const serving = { pages: !down.has('everything'), files: !down.has('everything') && !down.has('files'), writes: down.size === 0 };
     ctx.status = status === 'unavailable' ? 503 : 200;
-    ctx.body = { status, backends };
+    ctx.body = { status, serving, backends };
   });
 }

@@ -25,8 +25,8 @@ export function openStorage(dataDir: string): Storage {
     mirrorSets: new LmdbMirrorSetStore(root),
     downloadLocks: new LocalDownloadLocks(),
     backends: [
-      { role: 'database', kind: 'lmdb', neededForReads: true, ping: async () => void root.get('') },
-      { role: 'blobs', kind: 'filesystem', neededForReads: true, ping: () => blobs.ping() },
+      { role: 'database', kind: 'lmdb', neededFor: 'everything', ping: async () => void root.get('') },
+      { role: 'blobs', kind: 'filesystem', neededFor: 'everything', ping: () => blobs.ping() },
     ],
     close: () => root.close(),
   };
