@@ -1,10 +1,11 @@
 /**
  * The S3 client larder's blob store talks through: bounded waits (connection and socket timeouts, a few
- * attempts, and a deadline for each request, its retries included, so that a frozen S3 fails a request
- * in seconds rather than holding it for minutes), path-style addressing when an endpoint is given (S3-compatible servers), and checksums only
- * when an operation requires them, so that S3-compatible servers that do not understand the SDK's default
- * aws-chunked trailing checksums receive plain bodies. Credentials come from the SDK's default chain
- * (`AWS_*` variables, profiles, instance roles) unless the caller passes its own.
+ * attempts, and a deadline for each request, its retries included, so that a frozen S3 fails a request in
+ * seconds rather than holding it for minutes), path-style addressing when an endpoint is given
+ * (S3-compatible servers), and checksums only when an operation requires them, so that S3-compatible
+ * servers that do not understand the SDK's default aws-chunked trailing checksums receive plain bodies.
+ * Credentials come from the SDK's default chain (`AWS_*` variables, profiles, instance roles) unless the
+ * caller passes its own.
  */
 import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
