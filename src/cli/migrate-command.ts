@@ -32,7 +32,7 @@ export function migrateCommand(openTargets: OpenMigrationTargets = openMigration
       verify: { type: 'boolean', help: 'at the end, also read every blob back from the target and check its sha256' },
       ...PROGRESS_OPTION,
     },
-    settings: ['data', 'databasePool', 's3Endpoint', 's3Region'],
+    settings: ['data', 'databasePool', 's3Endpoint', 's3Region', 's3Deadline'],
     minArgs: 0,
     maxArgs: 0,
     localStorage: true,
@@ -54,6 +54,7 @@ export function migrateCommand(openTargets: OpenMigrationTargets = openMigration
         blobStore,
         s3Endpoint: config.s3Endpoint,
         s3Region: config.s3Region,
+        s3Deadline: config.s3Deadline,
         data: config.data,
       });
       let result: Awaited<ReturnType<typeof migrate>>;

@@ -25,6 +25,8 @@ export interface MigrationTargetOptions {
   blobStore: string | null;
   s3Endpoint: string | null;
   s3Region: string | null;
+  /** How long one S3 request may take, its retries included (`LARDER_S3_DEADLINE`). */
+  s3Deadline: number;
   /** The source data directory (a target may not be the same). */
   data: string;
 }
@@ -59,7 +61,14 @@ function localDir(url: string, data: string, flag: string): string {
 async function openBlobs(options: MigrationTargetOptions, url: string): Promise<BlobStore> {
   if (url.startsWith('s3://')) {
     parseBlobStore(url, '--blobs');
-    const blobs = openS3Blobs({ blobStore: url, s3Endpoint: options.s3Endpoint, s3Region: options.s3Region, data: options.data, s3Redirect: false });
+    const blobs = openS3Blobs({
+      blobStore: url,
+      s3Endpoint: options.s3Endpoint,
+      s3Region: options.s3Region,
+      s3Deadline: options.s3Deadline,
+      data: options.data,
+      s3Redirect: false,
+    });
     await blobs.init();
     return blobs;
   }

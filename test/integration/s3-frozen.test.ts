@@ -11,6 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { openMigrationTargets } from '../../src/cli/migration-targets.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
@@ -22,6 +23,7 @@ const DEADLINE_MS = 400;
 const BOUND = { timeout: 10_000 };
 
 let dir: string;
+let bucket: string;
 let upstream: FakeUpstream;
 let s3: TestS3Server;
 let larder: TestLarder;
@@ -38,7 +40,7 @@ before(async () => {
   upstream = await startFakeUpstream();
   upstream.addProject('frozen-cached', [cached]);
   s3 = await startS3Server();
-  const bucket = await s3.createBucket();
+  bucket = await s3.createBucket();
   exportTestCredentials();
   larder = await startLarder({ upstream: upstream.url, ...blobStoreSettings(s3, bucket), s3Deadline: DEADLINE_MS });
   await larder.addUser('alice', 'alice-password');
@@ -97,4 +99,14 @@ test('an upload to a frozen S3 fails 503 within its bound, and nothing of it is 
   assert.match(body, /^The blob store cannot be used: S3 \w+ on .* failed: DeadlineExceeded \(no answer within \d+ (ms|s)\)\.\n$/);
   const page = await (await fetch(`${larder.url}/simple/frozen-own/`)).text();
   assert.doesNotMatch(page, new RegExp(later.filename));
+});
+
+test('larder migrate keeps the deadline for an S3 target: its reads of a frozen S3 fail within the limit', BOUND, async () => {
+  const settings = blobStoreSettings(s3, bucket, 'migrated');
+  const targets = await openMigrationTargets({ ...settings, databaseUrl: null, databasePool: 10, s3Deadline: DEADLINE_MS, data: dir });
+  try {
+    await assert.rejects(targets.blobs!.has(own.sha256), /no answer within 400 ms/);
+  } finally {
+    await targets.close();
+  }
 });
