@@ -22,7 +22,7 @@ function settingRows(keys: readonly SettingKey[] | null): Row[] {
   return SETTINGS.filter((s) => keys === null || keys.includes(s.key)).map((s) => {
     const option = settingOption(s);
     const shown = s.default === '' || s.default === false ? '' : `default ${String(s.default)}; `;
-    const env = typeof s.env === 'string' ? s.env : s.env.join(', ');
+    const env = s.envs.join(', ');
     const [flag, help] = optionRow(s.flag.slice(2), option);
     return [flag, `${help} (${shown}env ${env})`];
   });

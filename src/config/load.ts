@@ -59,7 +59,7 @@ export function loadConfig({ env = {}, flags = {}, overrides = {} }: ConfigSourc
   for (const s of SETTINGS) {
     let value = s.key in raw ? raw[s.key] : s.default;
     let name: string = s.key;
-    const envName = (typeof s.env === 'string' ? [s.env] : s.env).find((n) => env[n] !== undefined);
+    const envName = s.envs.find((n) => env[n] !== undefined);
     if (envName) {
       value = env[envName];
       name = envName;

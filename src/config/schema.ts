@@ -174,6 +174,13 @@ export type Config = Omit<Settings, keyof UpstreamSettings> & { upstreams: Upstr
 export interface Setting extends SettingSpec<unknown> {
   key: SettingKey;
   flag: string;
+  /** `env` as a list, in the order they are looked for. */
+  envs: readonly string[];
 }
 
-export const SETTINGS: readonly Setting[] = Object.entries(SCHEMA).map(([key, spec]) => ({ ...spec, key: key as SettingKey, flag: flagOf(key) }));
+export const SETTINGS: readonly Setting[] = Object.entries(SCHEMA).map(([key, spec]) => ({
+  ...spec,
+  key: key as SettingKey,
+  flag: flagOf(key),
+  envs: typeof spec.env === 'string' ? [spec.env] : spec.env,
+}));

@@ -8,7 +8,7 @@ const code = (text: string) => `\`${text}\``;
 
 export function settingsTable(): string[] {
   const rows = SETTINGS.map((s) => {
-    const env = (typeof s.env === 'string' ? [s.env] : s.env).map(code).join(' / ');
+    const env = s.envs.map(code).join(' / ');
     const value = s.default === '' ? '(empty)' : code(String(s.default));
     return `| ${env} | ${code(s.flag)} | ${code(s.key)} | ${value} | ${s.doc} |`;
   });

@@ -23,7 +23,7 @@ test('each setting has its README row: its variables, flag, key and default', ()
   for (const s of SETTINGS) {
     const cells = rows.find((row) => row[2] === `\`${s.key}\``);
     assert.ok(cells, `README has no row for ${s.key}`);
-    for (const env of typeof s.env === 'string' ? [s.env] : s.env) assert.ok(cells[0]!.includes(`\`${env}\``), `${s.key}: ${env}`);
+    for (const env of s.envs) assert.ok(cells[0]!.includes(`\`${env}\``), `${s.key}: ${env}`);
     assert.equal(cells[1], `\`${s.flag}\``, s.key);
     assert.equal(cells[3], s.default === '' ? '(empty)' : `\`${String(s.default)}\``, s.key);
   }
