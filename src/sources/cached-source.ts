@@ -49,6 +49,11 @@ export interface CachedSourceOptions {
   crossNode?: CrossNodeDownloads;
 }
 
+/** A document fetched again keeps the higher serial already seen, so the serial larder reports never goes back. */
+function keepSerial<T extends { serial: number }>(fresh: T, old: T | null): T {
+  return old && old.serial > fresh.serial ? { ...fresh, serial: old.serial } : fresh;
+}
+
 /** The upstream's project pages through the document cache: what `getProject` answers and where the file cache finds a file's entry. */
 export class UpstreamPages {
   constructor(
@@ -61,7 +66,7 @@ export class UpstreamPages {
       id: { kind: 'page', project: name },
       what: `project ${name}`,
       fetch: (v) => this.upstream.fetchProject(name, v),
-      merge: (page, old) => (old && old.serial > page.serial ? { ...page, serial: old.serial } : page),
+      merge: keepSerial,
     });
   }
 }
@@ -151,7 +156,7 @@ export class CachedSource implements PackageSource {
       { kind: 'releases', project: name },
       `the JSON API document of ${name}`,
       (v) => this.upstream.fetchReleases(name, v),
-      (fresh, old) => (old && old.serial > fresh.serial ? { ...fresh, serial: old.serial } : fresh),
+      keepSerial,
     );
   }
 
