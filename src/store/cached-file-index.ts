@@ -13,12 +13,12 @@ export interface CachedFileId {
 }
 
 export interface CachedFileIndex {
-  get(id: CachedFileId): CachedFileRecord | undefined;
+  get(id: CachedFileId): Promise<CachedFileRecord | undefined>;
   put(id: CachedFileId, record: CachedFileRecord): Promise<void>;
   /** Notes that the file was served at `at` (orders evictions). */
   touch(id: CachedFileId, record: CachedFileRecord, at: number): Promise<void>;
   delete(id: CachedFileId): Promise<void>;
-  entries(): Iterable<{ id: CachedFileId; record: CachedFileRecord }>;
+  entries(): AsyncIterable<{ id: CachedFileId; record: CachedFileRecord }>;
   /** Bytes and files recorded. */
-  totals(): { bytes: number; files: number };
+  totals(): Promise<{ bytes: number; files: number }>;
 }

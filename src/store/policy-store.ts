@@ -25,14 +25,14 @@ export interface CollisionRecord {
 }
 
 export interface PolicyStore {
-  getExemption(project: string, version: string): ExemptionRecord | undefined;
+  getExemption(project: string, version: string): Promise<ExemptionRecord | undefined>;
   putExemption(record: ExemptionRecord): Promise<void>;
   /** False when there was no such exemption. */
   deleteExemption(project: string, version: string): Promise<boolean>;
-  exemptions(): Iterable<ExemptionRecord>;
+  exemptions(): Promise<ExemptionRecord[]>;
   /** A number that changes whenever an exemption is added or revoked, by this process or another. */
   generation(): number;
-  getCollision(project: string, upstream: string): CollisionRecord | undefined;
+  getCollision(project: string, upstream: string): Promise<CollisionRecord | undefined>;
   putCollision(record: CollisionRecord): Promise<void>;
-  collisions(): Iterable<CollisionRecord>;
+  collisions(): Promise<CollisionRecord[]>;
 }
