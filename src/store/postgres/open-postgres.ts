@@ -36,6 +36,8 @@ export interface PostgresBackends {
   mirrorSets: PgMirrorSetStore;
   downloadLocks: DownloadLocks;
   database: PgDatabase;
+  /** What empties this node's read caches when any node changes something. */
+  changes: ChangeFeed;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
       mirrorSets: new PgMirrorSetStore(writer),
       downloadLocks,
       database,
+      changes: feed,
       close() {
         closing ??= (async () => {
           await cachedFiles.close();
