@@ -149,7 +149,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     const purged = await purgeCache(onA, ['gc']);
     assert.equal(purged.files, 1);
     assert.equal(await blobs.has(sha('recorded by B only')), false);
-    assert.equal(await onB.cachedFiles.get(kept), undefined, "B reads no record of the purged blob");
+    assert.equal(await onB.cachedFiles.get(kept), undefined, 'B reads no record of the purged blob');
 
     const old = id('evict', 'evict-1.0.tar.gz');
     const fresh = id('evict', 'evict-2.0.tar.gz');
@@ -160,7 +160,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     const budget = new CacheBudget(onA, 150, pino({ level: 'silent' }));
     await budget.added(fresh);
     assert.equal(await blobs.has(sha('old file')), false, "A evicted B's least recently used file");
-    assert.equal(await onB.cachedFiles.get(old), undefined, "B reads no record of the evicted file");
+    assert.equal(await onB.cachedFiles.get(old), undefined, 'B reads no record of the evicted file');
     assert.ok(await onB.cachedFiles.get(fresh));
   });
 

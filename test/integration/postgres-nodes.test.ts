@@ -134,7 +134,9 @@ describe('several nodes on one PostgreSQL', () => {
   test('concurrent publishes of distinct files from both nodes all land, each with a serial of its own', async () => {
     const start = await a.index.lastSerial();
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).index.publishFile(publishInput(wheel(`many-${i % 4}`, `${i}.0`), `${i}.0`, 'e'.repeat(64), `many-${i % 4}`))),
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).index.publishFile(publishInput(wheel(`many-${i % 4}`, `${i}.0`), `${i}.0`, 'e'.repeat(64), `many-${i % 4}`)),
+      ),
     );
     assert.deepEqual(
       results.map((r) => r.outcome),
@@ -295,7 +297,10 @@ describe('several nodes on one PostgreSQL', () => {
     await eventually(() => b.changes.listening, 'B listens again', 5000);
     await b.index.getUser('after-restart');
     await a.index.putUser(user('after-restart'));
-    await eventually(async () => (await b.index.getUser('after-restart')) !== undefined, "B's cache is emptied by A's write again (its LISTEN connection came back)");
+    await eventually(
+      async () => (await b.index.getUser('after-restart')) !== undefined,
+      "B's cache is emptied by A's write again (its LISTEN connection came back)",
+    );
     const lock = await a.downloadLocks.tryLock('pypi/after/after-1.0.tar.gz');
     assert.ok(lock);
     assert.equal(await b.downloadLocks.tryLock('pypi/after/after-1.0.tar.gz'), null, 'locks exclude again');

@@ -59,27 +59,29 @@ export class PgCachedFileIndex implements CachedFileIndex {
 
   /** Writes the touches kept so far; a failed write keeps them for the next flush. */
   flushTouches(): Promise<void> {
-    this.flushing = this.flushing.catch(() => {}).then(async () => {
-      if (this.pending.size === 0) return;
-      const batch = this.pending;
-      this.pending = new Map();
-      const ids = [...batch.values()];
-      try {
-        await this.run('cached-file-touch', (sql) =>
-          sql.query(
-            'UPDATE cached_files c SET last_access = GREATEST(c.last_access, t.at) FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS t(project, filename, variant, at) ' +
-              'WHERE c.project = t.project AND c.filename = t.filename AND c.variant = t.variant',
-            [ids.map((t) => t.id.project), ids.map((t) => t.id.filename), ids.map((t) => t.id.variant), ids.map((t) => t.at)],
-          ),
-        );
-      } catch (err) {
-        for (const [key, touch] of batch) {
-          const later = this.pending.get(key);
-          if (!later || later.at < touch.at) this.pending.set(key, touch);
+    this.flushing = this.flushing
+      .catch(() => {})
+      .then(async () => {
+        if (this.pending.size === 0) return;
+        const batch = this.pending;
+        this.pending = new Map();
+        const ids = [...batch.values()];
+        try {
+          await this.run('cached-file-touch', (sql) =>
+            sql.query(
+              'UPDATE cached_files c SET last_access = GREATEST(c.last_access, t.at) FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS t(project, filename, variant, at) ' +
+                'WHERE c.project = t.project AND c.filename = t.filename AND c.variant = t.variant',
+              [ids.map((t) => t.id.project), ids.map((t) => t.id.filename), ids.map((t) => t.id.variant), ids.map((t) => t.at)],
+            ),
+          );
+        } catch (err) {
+          for (const [key, touch] of batch) {
+            const later = this.pending.get(key);
+            if (!later || later.at < touch.at) this.pending.set(key, touch);
+          }
+          throw err;
         }
-        throw err;
-      }
-    });
+      });
     return this.flushing;
   }
 

@@ -72,7 +72,14 @@ export class PgIndexStore extends CachedIndexReads implements IndexStore {
         if (await deleted()) return nothing({ outcome: 'reused-filename' });
         if (current.display_name !== p.displayName) await tx.query('UPDATE projects SET display_name = $1 WHERE name = $2', [p.displayName, p.name]);
       }
-      const releaseRecord = { project: p.name, version: release.version, metadata: release.metadata, createdAt: file.uploadTime, yanked: false, yankedReason: null };
+      const releaseRecord = {
+        project: p.name,
+        version: release.version,
+        metadata: release.metadata,
+        createdAt: file.uploadTime,
+        yanked: false,
+        yankedReason: null,
+      };
       await insertNew(tx, releaseRow(releaseRecord));
       await upsert(tx, fileRow(file));
       const change = { project: p.name, action: 'add file' as const, user, time: this.time(), version: release.version, filename: file.filename };

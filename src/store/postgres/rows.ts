@@ -36,7 +36,10 @@ export async function upsert(tx: Queryable, { table, key, row }: TableRow): Prom
   const placeholders = columns.map((_, i) => `$${i + 1}`);
   const updates = columns.filter((c) => !key.includes(c)).map((c) => `${c} = excluded.${c}`);
   const onConflict = updates.length ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING';
-  await tx.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) ON CONFLICT (${key.join(', ')}) ${onConflict}`, Object.values(row));
+  await tx.query(
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) ON CONFLICT (${key.join(', ')}) ${onConflict}`,
+    Object.values(row),
+  );
 }
 
 /** INSERT unless a row with the same key exists (waiting for a transaction that is inserting it); false when one did. */
