@@ -21,7 +21,8 @@ export class ChangeWriter {
     readonly feed: ChangeFeed,
   ) {}
 
-  async write<T>(operation: string, fn: (tx: pg.PoolClient) => Promise<Change<T>>): Promise<T> {
+  /** `timeoutMs`: the bound of the whole write (`operationTimeoutMs`). */
+  async write<T>(operation: string, fn: (tx: pg.PoolClient) => Promise<Change<T>>, timeoutMs?: number): Promise<T> {
     const change = await this.db.run(operation, (expired) => {
       const abandoned = () => {
         // The caller was told the write failed: roll back rather than commit behind its back.
@@ -35,7 +36,7 @@ export class ChangeWriter {
         abandoned();
         return made;
       });
-    });
+    }, timeoutMs);
     if (change.scopes.length > 0) this.feed.drop(change.scopes);
     return change.result;
   }

@@ -44,7 +44,7 @@ export interface PostgresBackends {
 export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<PostgresBackends> {
   const database = new PgDatabase(url, options);
   try {
-    await database.run('migrate', () => migrate(database), database.reloadTimeoutMs);
+    await database.run('migrate', () => migrate(database), database.bulkTimeoutMs);
     const feed = new ChangeFeed(database);
     await feed.start(options.listen);
     const writer = new ChangeWriter(database, feed);

@@ -40,12 +40,14 @@ export class PgIndexStore extends CachedIndexReads implements IndexStore {
     return readSnapshot(this.writer.db, fn);
   }
 
+  /** Bounded like the migrations (`bulkTimeoutMs`): an import reads and writes record by record. */
   importRecords<T>(fn: (target: IndexImport) => Promise<T>): Promise<T> {
-    return this.write('import', async (tx) => {
+    const importing = async (tx: pg.PoolClient) => {
       const target = new StagedImport(tx, this.now);
       const result = await fn(target);
       return { result, scopes: await target.finish() };
-    });
+    };
+    return this.writer.write('import', importing, this.writer.db.bulkTimeoutMs);
   }
 
   publishFile(input: PublishInput): Promise<PublishResult> {
