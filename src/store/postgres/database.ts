@@ -28,7 +28,7 @@ export interface PgDatabaseOptions {
   bulkTimeoutMs?: number;
   /** Called after each operation with its name, its duration and whether it succeeded (for /metrics). */
   observe?: (operation: string, ms: number, ok: boolean) => void;
-  /** Errors nobody awaits (a pooled connection lost while idle, background catch-ups). */
+  /** Errors nobody awaits (a pooled connection lost while idle, a failed write of touches, a failed reconnection of LISTEN). */
   onError?: (err: unknown) => void;
   /** A monotonic clock in milliseconds (latencies). */
   now?: () => number;

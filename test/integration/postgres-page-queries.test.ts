@@ -1,0 +1,94 @@
+/**
+ * The read path of a private project on PostgreSQL, counted where an operator counts it (`/metrics`,
+ * `larder_backend_request_duration_seconds_count{backend="database"}`): a node answering a project's
+ * pip page, JSON API document, file and web page asks the database a small fixed number of queries the
+ * first time and none while it has the project cached; a change made through another node empties its
+ * cache (NOTIFY), and the next read asks again.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
+import { eventually } from '../helpers/eventually.js';
+import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { publish } from '../helpers/upload-form.js';
+
+let dir: string;
+let database: TestPostgres;
+let a: TestLarder;
+let b: TestLarder;
+let alice: string;
+let first: BuiltDist;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'larder-pg-queries-'));
+  database = await startPostgres();
+  const url = await database.createDatabase();
+  a = await startLarder({ databaseUrl: url }, join(dir, 'a'));
+  b = await startLarder({ databaseUrl: url }, join(dir, 'b'));
+  await a.addUser('alice', 'alice-password-1');
+  alice = basicAuth('__token__', await a.addToken('alice'));
+  first = await buildWheel(join(dir, 'dists'), { name: 'counted', version: '1.0' });
+  await publish(a.url, alice, first);
+});
+
+after(async () => {
+  await a?.close();
+  await b?.close();
+  await database?.cleanup();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Database operations the node has made so far, by operation. */
+async function databaseCalls(on: TestLarder): Promise<Map<string, number>> {
+  const text = await (await fetch(`${on.url}/metrics`)).text();
+  const calls = new Map<string, number>();
+  for (const [, operation, count] of text.matchAll(/^larder_backend_request_duration_seconds_count\{backend="database",operation="([^"]+)"\} (\d+)$/gm)) {
+    calls.set(operation!, Number(count));
+  }
+  return calls;
+}
+
+/** The operations `read` made on the node, by name (the metrics scrape itself makes none). */
+async function callsOf(on: TestLarder, read: () => Promise<void>): Promise<Record<string, number>> {
+  const before = await databaseCalls(on);
+  await read();
+  const made: Record<string, number> = {};
+  for (const [operation, count] of await databaseCalls(on)) {
+    if (count > (before.get(operation) ?? 0)) made[operation] = count - (before.get(operation) ?? 0);
+  }
+  return made;
+}
+
+const get = async (on: TestLarder, path: string) => {
+  const res = await fetch(`${on.url}${path}`);
+  assert.equal(res.status, 200, path);
+  await res.arrayBuffer();
+};
+
+/** What a client reads of one project: pip's page, the JSON API, the file and the web page. */
+const readProject = (on: TestLarder, dist: BuiltDist) => async () => {
+  await get(on, '/simple/counted/');
+  await get(on, '/pypi/counted/json');
+  await get(on, `/packages/counted/${dist.filename}`);
+  await get(on, '/project/counted/');
+};
+
+test('a project read on a node that has not cached it costs a few queries; read again, none', async () => {
+  const uncached = await callsOf(b, readProject(b, first));
+  assert.deepEqual(uncached, { 'read-project': 1, 'last-serial': 1 }, 'the project with everything under it, and the last serial');
+  assert.deepEqual(await callsOf(b, readProject(b, first)), {}, 'cached: no query');
+});
+
+test("an upload through A empties B's cache of the project; B then reads it once again", async () => {
+  const second = await buildWheel(join(dir, 'dists'), { name: 'counted', version: '2.0' });
+  await publish(a.url, alice, second);
+  await eventually(async () => {
+    const res = await fetch(`${b.url}/simple/counted/`);
+    return (await res.text()).includes(second.filename);
+  }, "B's page lists the upload made through A");
+  assert.deepEqual(await callsOf(b, readProject(b, second)), {}, 'cached again after one read');
+});
