@@ -88,6 +88,18 @@ describe('several nodes on one PostgreSQL', () => {
     assert.equal((await b.index.getProject('paged'))!.serial, await a.index.lastSerial());
   });
 
+  test('concurrent reads of a project not cached share one query', async () => {
+    await a.index.publishFile(publishInput(wheel('crowded', '1.0'), '1.0', 'a'.repeat(64), 'crowded'));
+    await b.index.catchUp();
+    readsOfB.length = 0;
+    const pages = await Promise.all(Array.from({ length: 10 }, () => b.index.getFiles('crowded')));
+    assert.deepEqual(
+      pages.map((files) => files.length),
+      Array(10).fill(1),
+    );
+    assert.deepEqual(readsOfB, ['read-project']);
+  });
+
   test('after catchUp() a node reads every change committed before the call', async () => {
     for (let i = 0; i < 5; i++) {
       await b.index.getUser(`caught-${i}`);

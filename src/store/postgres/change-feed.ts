@@ -1,7 +1,7 @@
 /**
  * What tells a node's read caches that the database changed. Every write transaction sends, on channel
  * `larder_changes`, the scopes it changed (`project:<name>`, `user:<name>`, `token:<hash>`,
- * `session:<id>`, `policy`, `mirror-sets`), delivered at commit; each node LISTENs and drops what the
+ * `session:<id>`, `policy`), delivered at commit; each node LISTENs and drops what the
  * scopes name. The writing node drops them itself as soon as its commit returns (read-your-writes).
  *
  * A cache may answer only while the LISTEN connection is up (`listening`): notifications sent while it

@@ -23,20 +23,24 @@ export class ChangeWriter {
 
   /** `timeoutMs`: the bound of the whole write (`operationTimeoutMs`). */
   async write<T>(operation: string, fn: (tx: pg.PoolClient) => Promise<Change<T>>, timeoutMs?: number): Promise<T> {
-    const change = await this.db.run(operation, (expired) => {
-      const abandoned = () => {
-        // The caller was told the write failed: roll back rather than commit behind its back.
-        if (expired()) throw new Error(`${operation}: abandoned after the time limit`);
-      };
-      abandoned();
-      return this.db.transaction(async (tx) => {
+    const change = await this.db.run(
+      operation,
+      (expired) => {
+        const abandoned = () => {
+          // The caller was told the write failed: roll back rather than commit behind its back.
+          if (expired()) throw new Error(`${operation}: abandoned after the time limit`);
+        };
         abandoned();
-        const made = await fn(tx);
-        await this.feed.publish(tx, made.scopes);
-        abandoned();
-        return made;
-      });
-    }, timeoutMs);
+        return this.db.transaction(async (tx) => {
+          abandoned();
+          const made = await fn(tx);
+          await this.feed.publish(tx, made.scopes);
+          abandoned();
+          return made;
+        });
+      },
+      timeoutMs,
+    );
     if (change.scopes.length > 0) this.feed.drop(change.scopes);
     return change.result;
   }

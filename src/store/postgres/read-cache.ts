@@ -1,8 +1,8 @@
 /**
  * A bounded per-node cache of database reads, emptied by the change feed: an answer is kept only while
- * the node hears the other nodes' changes, and only when no change was heard while it was read. When the
- * database cannot be reached, the last answer kept is served (stale, but the database is away for every
- * node alike: nothing can change it meanwhile but a node that still reaches it).
+ * the node hears the other nodes' changes, and only when no change was heard while it was read. Requests
+ * for a key not cached share one query while no change is heard. When the database cannot be reached,
+ * the last answer kept is served (perhaps stale: better than failing a page the node served a moment ago).
  */
 import { LRUCache } from 'lru-cache';
 import { BackendUnavailable } from '../backend-unavailable.js';
@@ -22,6 +22,8 @@ const absent = Symbol('absent');
 
 export class ReadCache<V> {
   private readonly entries: LRUCache<string, { value: V | typeof absent }>;
+  /** Queries in flight, with the epoch each started in. */
+  private readonly loading = new Map<string, { epoch: number; value: Promise<V | undefined> }>();
 
   constructor(
     private readonly feed: ChangeFeed,
@@ -47,12 +49,27 @@ export class ReadCache<V> {
     const epoch = this.feed.epoch;
     let value: V | undefined;
     try {
-      value = await load();
+      value = await this.shared(key, epoch, load);
     } catch (err) {
       if (kept && err instanceof BackendUnavailable) return kept.value === absent ? undefined : kept.value;
       throw err;
     }
     if (this.feed.listening && this.feed.epoch === epoch) this.entries.set(key, { value: value === undefined ? absent : value });
+    return value;
+  }
+
+  /** One query for every request of `key` while the epoch is the same (and changes are heard). */
+  private shared(key: string, epoch: number, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    if (!this.feed.listening) return load();
+    const running = this.loading.get(key);
+    if (running?.epoch === epoch) return running.value;
+    const value = load();
+    const entry = { epoch, value };
+    this.loading.set(key, entry);
+    const done = () => {
+      if (this.loading.get(key) === entry) this.loading.delete(key);
+    };
+    value.then(done, done);
     return value;
   }
 }
