@@ -5,7 +5,7 @@
  */
 import type { ChangeAction } from '../records.js';
 import { type Queryable, type Row, select } from './database.js';
-import { changeRow, upsert } from './rows.js';
+import { changeRow } from './rows.js';
 
 /** The project's row, locked until the transaction ends (undefined: no such project). */
 export async function lockProject(tx: Queryable, name: string): Promise<Row | undefined> {
@@ -14,16 +14,23 @@ export async function lockProject(tx: Queryable, name: string): Promise<Row | un
 }
 
 /**
- * Takes the next serial, records what changed under it, and makes it the project's serial. The caller
- * holds the project's row lock (`lockProject`, or the row it inserted).
+ * Takes the next serial, records what changed under it, and makes it the project's serial, in one
+ * statement. The caller holds the project's row lock (`lockProject`, or the row it inserted).
  */
 export async function recordChange(
   tx: Queryable,
   change: { project: string; action: ChangeAction; user: string | null; time: string; version?: string | null; filename?: string | null },
 ): Promise<number> {
-  const [row] = await select(tx, "SELECT nextval('serials') AS serial");
-  const serial = Number(row!.serial);
-  await upsert(tx, changeRow({ serial, version: null, filename: null, ...change }));
-  await tx.query('UPDATE projects SET serial = $1 WHERE name = $2', [serial, change.project]);
-  return serial;
+  const { table, row } = changeRow({ serial: 0, version: null, filename: null, ...change });
+  const { serial: _, ...rest } = row;
+  const columns = Object.keys(rest);
+  const [taken] = await select(
+    tx,
+    `WITH s AS (SELECT nextval('serials') AS serial),
+       logged AS (INSERT INTO ${table} (serial, ${columns.join(', ')}) SELECT serial, ${columns.map((_, i) => `$${i + 1}`).join(', ')} FROM s),
+       moved AS (UPDATE projects SET serial = s.serial FROM s WHERE name = $${columns.length + 1})
+     SELECT serial FROM s`,
+    [...Object.values(rest), change.project],
+  );
+  return Number(taken!.serial);
 }

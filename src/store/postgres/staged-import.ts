@@ -31,6 +31,7 @@ class Staged {
 export class StagedImport extends SqlIndexReads implements IndexImport {
   private readonly staged: Staged;
   private readonly scopes = new Set<string>();
+  private readonly locked = new Set<string>();
 
   constructor(
     tx: Queryable,
@@ -62,6 +63,7 @@ export class StagedImport extends SqlIndexReads implements IndexImport {
   addProject(record: ProjectRecord): void {
     this.stage(`project:${record.name}`, async (tx) => {
       await upsert(tx, projectRow({ ...record, serial: 0 }));
+      this.locked.add(record.name);
       await this.change(tx, record.name, 'create project');
     });
   }
@@ -72,7 +74,9 @@ export class StagedImport extends SqlIndexReads implements IndexImport {
 
   addFile(record: FileRecord): void {
     this.stage(`project:${record.project}`, async (tx) => {
-      await lockProject(tx, record.project);
+      // A row lock lasts until the transaction ends: once per project.
+      if (!this.locked.has(record.project)) await lockProject(tx, record.project);
+      this.locked.add(record.project);
       await upsert(tx, fileRow(record));
       await this.change(tx, record.project, 'add file', record.version, record.filename);
     });
