@@ -124,8 +124,8 @@ export class PgIndexStore extends CachedIndexReads implements IndexStore {
       for (const f of files) await upsert(tx, deletedRow(name, f.filename, now));
       if (filename === null) await tx.query(`DELETE FROM releases WHERE ${matching}`, [name, version]);
       if (version === null && filename === null) {
-        await recordChange(tx, { project: name, action: 'remove project', user, time: now });
         await tx.query('DELETE FROM projects WHERE name = $1', [name]);
+        await recordChange(tx, { project: name, action: 'remove project', user, time: now });
       } else {
         await recordChange(tx, { project: name, action: filename === null ? 'remove release' : 'remove file', user, time: now, version, filename });
       }
