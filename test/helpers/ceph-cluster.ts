@@ -8,9 +8,9 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './free-port.js';
 
 export interface CephCluster {
   /** The gateway's S3 port on 127.0.0.1. */
@@ -32,17 +32,6 @@ const PACKAGES = 'ceph-mon ceph-osd radosgw ceph-common';
 const COMMANDS = ['ceph-mon', 'ceph-osd', 'radosgw', 'radosgw-admin', 'ceph', 'ceph-authtool', 'monmaptool', 'setpriv'];
 const START_MS = 120_000;
 const run = promisify(execFile);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function requireCommands(): Promise<void> {
   const missing: string[] = [];
