@@ -7,8 +7,9 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { constants } from 'node:fs';
+import { access, mkdir, writeFile } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
 
@@ -33,11 +34,23 @@ const COMMANDS = ['ceph-mon', 'ceph-osd', 'radosgw', 'radosgw-admin', 'ceph', 'c
 const START_MS = 120_000;
 const run = promisify(execFile);
 
+async function onPath(command: string): Promise<boolean> {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (
+      dir &&
+      (await access(join(dir, command), constants.X_OK).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return true;
+  }
+  return false;
+}
+
 async function requireCommands(): Promise<void> {
   const missing: string[] = [];
-  for (const command of COMMANDS) {
-    await run('sh', ['-c', `command -v ${command}`]).catch(() => missing.push(command));
-  }
+  for (const command of COMMANDS) if (!(await onPath(command))) missing.push(command);
   if (missing.length) {
     throw new Error(`the real S3 of the tests needs Debian's Ceph: ${missing.join(', ')} missing (apt-get install ${PACKAGES})`);
   }
