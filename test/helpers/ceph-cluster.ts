@@ -1,7 +1,7 @@
 /**
  * A throwaway Ceph for tests, from Debian's packages (ceph-mon, ceph-osd, radosgw, ceph-common): one monitor,
  * one OSD keeping its objects in bluestore on a sparse file, and one RADOS Gateway (S3) on 127.0.0.1, all
- * under one directory, started in about 20 s. The daemons run in the foreground as children of the process
+ * under one directory, started in about 10 s. The daemons run in the foreground as children of the process
  * that calls `startCephCluster`, each with a parent-death signal, so they die with it however it ends.
  * The S3 user is made with the keys the caller gives.
  */

@@ -2,7 +2,7 @@
  * S3 servers for tests, behind a proxy that checks SigV4 signatures, the access key and the region, and
  * injects faults (see s3-signing-proxy.ts), run as a child process on free ports so that its memory and
  * event loop are not the test's (the tests measure larder's memory while uploading) and it outlives a
- * killed larder. `startRealS3` runs Ceph's RADOS Gateway (ceph-cluster.ts; about 20 s to start, the slow
+ * killed larder. `startRealS3` runs Ceph's RADOS Gateway (ceph-cluster.ts; 10–20 s to start, the slow
  * tier); `startS3Server` runs s3rver, a fake in Node, for the fast tier's tests of what RGW cannot be made
  * to do (docs/testing.md says which). Tests get fresh buckets and read stored objects' raw bytes from
  * behind the proxy.
@@ -56,7 +56,7 @@ export function startS3Server(credentials: TestS3Credentials = defaultCredential
   return startBehindProxy('s3rver', credentials);
 }
 
-/** Ceph's RADOS Gateway, a real S3: about 20 s to start; needs Debian's ceph-mon, ceph-osd, radosgw and ceph-common, and root. */
+/** Ceph's RADOS Gateway, a real S3: 10–20 s to start; needs Debian's ceph-mon, ceph-osd, radosgw and ceph-common, and root. */
 export function startRealS3(credentials: TestS3Credentials = defaultCredentials()): Promise<TestS3Server> {
   return startBehindProxy('rgw', credentials);
 }
