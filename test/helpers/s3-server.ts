@@ -4,8 +4,8 @@
  * event loop are not the test's (the tests measure larder's memory while uploading) and it outlives a
  * killed larder. `startRealS3` runs Ceph's RADOS Gateway (ceph-cluster.ts; 10–20 s to start, the slow
  * tier); `startS3Server` runs s3rver, a fake in Node, for the fast tier's tests of what RGW cannot be made
- * to do (docs/scale-out.md, "The S3 servers of the tests", says which). Tests get fresh buckets and read stored objects' raw bytes from
- * behind the proxy.
+ * to do (docs/scale-out.md, "The S3 servers of the tests", says which). Tests get fresh buckets and read
+ * stored objects' raw bytes from behind the proxy.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
