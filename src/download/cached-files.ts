@@ -130,10 +130,12 @@ export class CachedFiles {
   /**
    * The verified blob of the sha256 the upstream lists, when the store has it already (another node
    * downloaded the file, or a private upload holds the same bytes): recorded, so later requests are hits.
+   * A store that fails to answer fails the request (503, as for a cached file) rather than sending it on to
+   * the upstream, which would wait on the same store for every step after.
    */
   private async alreadyStored(id: CachedFileId, target: CachedFileTarget): Promise<CachedFileRecord | null> {
     const sha256 = sha256Of(target);
-    if (!sha256 || !(await this.blobs.has(sha256).catch(() => false))) return null;
+    if (!sha256 || !(await this.blobs.has(sha256))) return null;
     const size = target.expected.size ?? (await this.blobs.size(sha256));
     if (size === null) return null;
     const now = this.options.clock.now();
