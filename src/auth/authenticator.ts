@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../base/clock.js';
 import { forbidden, LarderError } from '../base/errors.js';
 import type { IndexStore } from '../store/index-store.js';
-import type { ProjectRecord } from '../store/records.js';
+import type { ProjectRecord, UserRecord } from '../store/records.js';
 import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
 import type { PasswordVerifier } from './password-hasher.js';
@@ -69,9 +69,9 @@ export class Authenticator {
       return null;
     }
     const hash = hashToken(credentials.token);
-    const known = () => {
-      const record = this.store.getTokenByHash(hash);
-      const user = record && this.store.getUser(record.user);
+    const known = async () => {
+      const record = await this.store.getTokenByHash(hash);
+      const user = record && (await this.store.getUser(record.user));
       if (!record || !user) return null;
       if (isExpired(record, this.clock.now())) {
         const when = `${record.expiresAt!.slice(0, 16).replace('T', ' ')} UTC`;
@@ -82,46 +82,56 @@ export class Authenticator {
       }
       return { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true };
     };
-    const identity = known();
-    if (identity) return identity;
-    // Counted before anything is awaited, so concurrent guesses cannot get past the limit. A token made on
-    // another node a moment ago is found once this node's view has caught up; then the failure is taken back.
+    // Counted before anything is awaited, so concurrent guesses cannot get past the limit; taken back when the
+    // token is known (also when it is known but expired: not a guess). A token made on another node a moment
+    // ago is found once this node's reads have caught up.
     const attempt = this.limiter.fail(address, null);
-    await this.store.catchUp().catch(() => {});
-    const later = known();
-    if (later) this.limiter.forgive(attempt);
-    return later;
+    try {
+      let identity = await known();
+      if (!identity) {
+        await this.store.catchUp().catch(() => {});
+        identity = await known();
+      }
+      if (identity) this.limiter.forgive(attempt);
+      return identity;
+    } catch (err) {
+      this.limiter.forgive(attempt);
+      throw err;
+    }
   }
 
   private async byPassword(name: string, password: string, address: string): Promise<Identity | null> {
-    const user = this.store.getUser(name);
-    const stored = user?.passwordHash ?? this.dummy;
-    const key = createHash('sha256').update(stored).update('\0').update(password).digest('hex');
-    if (user && this.verified.has(key)) {
-      this.limiter.succeeded(address, name);
-      return { user: user.name, admin: user.admin, tokenProjects: null, viaToken: false };
-    }
+    // Counted before anything is awaited, so concurrent guesses cannot get past the limit; taken back on success.
+    const attempt = this.limiter.begin(address, name);
     let ok: boolean;
-    const running = this.checking.get(key);
-    if (running) {
-      ok = await running;
-      if (!ok) this.limiter.fail(address, name);
-    } else {
-      // Counted before the hash runs, so concurrent guesses cannot get past the limit; taken back on success.
-      const attempt = this.limiter.begin(address, name);
-      const check = this.passwords.verify(password, stored);
-      this.checking.set(key, check);
-      try {
-        ok = await check;
-      } catch (err) {
+    let user: UserRecord | undefined;
+    let key: string;
+    try {
+      user = await this.store.getUser(name);
+      const stored = user?.passwordHash ?? this.dummy;
+      key = createHash('sha256').update(stored).update('\0').update(password).digest('hex');
+      if (user && this.verified.has(key)) {
         this.limiter.forgive(attempt);
-        throw err;
-      } finally {
-        this.checking.delete(key);
+        this.limiter.succeeded(address, name);
+        return { user: user.name, admin: user.admin, tokenProjects: null, viaToken: false };
       }
-      if (ok) this.limiter.forgive(attempt);
-      else this.limiter.confirm(attempt);
+      const running = this.checking.get(key);
+      if (running) ok = await running;
+      else {
+        const check = this.passwords.verify(password, stored);
+        this.checking.set(key, check);
+        try {
+          ok = await check;
+        } finally {
+          this.checking.delete(key);
+        }
+      }
+    } catch (err) {
+      this.limiter.forgive(attempt);
+      throw err;
     }
+    if (ok) this.limiter.forgive(attempt);
+    else this.limiter.confirm(attempt);
     if (!user || !ok) return null;
     this.limiter.succeeded(address, name);
     this.verified.set(key, true);
