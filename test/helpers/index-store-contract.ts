@@ -173,6 +173,68 @@ export function indexStoreContract(name: string, open: StorageFactory): void {
       assert.equal(await store.isFilenameDeleted('whole', 'whole-0.1.tar.gz'), true);
     });
 
+    test('reads inside an import answer the staged writes together with the stored records', async () => {
+      const store = storage().index;
+      const before = await store.lastSerial();
+      const names = (await Array.fromAsync(store.listProjects())).map((p) => p.name);
+      const count = await store.projectCount();
+      const files = (await Array.fromAsync(store.allFiles())).length;
+      const at = '2026-11-25T12:00:00.000Z';
+      const inside = await store.importRecords(async (target) => {
+        target.addProject({ name: 'aaa-staged', displayName: 'Aaa', createdAt: at, serial: 7, owners: ['alice'], maintainers: [] });
+        target.addRelease({ project: 'aaa-staged', version: '1.0', metadata: {}, createdAt: at, yanked: false, yankedReason: null });
+        target.addFile(fileRecord('aaa-staged', '1.0', 'aaa_staged-1.0.tar.gz'));
+        target.putUser({ name: 'stan', passwordHash: 'h', admin: false, createdAt: at });
+        target.putAllowedName({ name: 'staged-name', by: null, at });
+        return {
+          serial: await target.lastSerial(),
+          project: await target.getProject('aaa-staged'),
+          names: (await Array.fromAsync(target.listProjects())).map((p) => p.name),
+          count: await target.projectCount(),
+          files: (await target.getFiles('aaa-staged')).map((f) => f.filename),
+          all: (await Array.fromAsync(target.allFiles())).length,
+          changes: (await target.changesSince(before)).map((c) => [c.serial, c.action]),
+          user: (await target.getUser('stan'))?.name,
+          users: (await target.listUsers()).some((u) => u.name === 'stan'),
+          allowed: await target.isNameAllowed('staged-name'),
+        };
+      });
+      assert.deepEqual(inside, {
+        serial: before + 2,
+        project: { name: 'aaa-staged', displayName: 'Aaa', createdAt: at, serial: before + 2, owners: ['alice'], maintainers: [] },
+        names: ['aaa-staged', ...names],
+        count: count + 1,
+        files: ['aaa_staged-1.0.tar.gz'],
+        all: files + 1,
+        changes: [
+          [before + 1, 'create project'],
+          [before + 2, 'add file'],
+        ],
+        user: 'stan',
+        users: true,
+        allowed: true,
+      });
+      assert.deepEqual(await store.getProject('aaa-staged'), inside.project, 'the store took the writes as staged');
+      assert.equal(await store.lastSerial(), before + 2);
+      assert.equal(await store.removeUser('stan'), true);
+    });
+
+    test('a read snapshot stays as it was while the store changes between its reads', async () => {
+      const store = storage().index;
+      const seen = await store.readSnapshot(async (view) => {
+        const first = (await Array.fromAsync(view.projects())).map((p) => p.name);
+        await store.publishFile(publishInput('later-1.0-py3-none-any.whl', '1.0', 'f'.repeat(64), 'later'));
+        const again = (await Array.fromAsync(view.projects())).map((p) => p.name);
+        const files = (await Array.fromAsync(view.files())).map((f) => f.project);
+        return { first, again, files };
+      });
+      assert.ok(!seen.first.includes('later'));
+      assert.deepEqual(seen.again, seen.first);
+      assert.ok(!seen.files.includes('later'), 'a file written after the snapshot began is not in it');
+      assert.ok(await store.getProject('later'), 'the write itself landed');
+      assert.ok(await store.remove('later', null, null, 'alice'));
+    });
+
     test("a release's metadata comes back with its keys in the order written (project_urls are shown in it)", async () => {
       const store = storage().index;
       const input = publishInput('ordered-1.0-py3-none-any.whl', '1.0', 'e'.repeat(64), 'ordered');
