@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../base/clock.js';
 import { forbidden, LarderError } from '../base/errors.js';
 import type { IndexStore } from '../store/index-store.js';
-import type { ProjectRecord, UserRecord } from '../store/records.js';
+import type { ProjectRecord } from '../store/records.js';
 import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
 import type { PasswordVerifier } from './password-hasher.js';
@@ -82,56 +82,50 @@ export class Authenticator {
       }
       return { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true };
     };
-    // Counted before anything is awaited, so concurrent guesses cannot get past the limit; taken back when the
-    // token is known (also when it is known but expired: not a guess). A token made on another node a moment
-    // ago is found once this node's reads have caught up.
+    const identity = await known();
+    if (identity) return identity;
+    // Checked again and counted with no await between (concurrent guesses were looked up meanwhile), so they
+    // cannot get past the limit. A token made on another node a moment ago is found once this node's reads
+    // have caught up; then the failure is taken back.
+    this.limiter.check(address, null);
     const attempt = this.limiter.fail(address, null);
-    try {
-      let identity = await known();
-      if (!identity) {
-        await this.store.catchUp().catch(() => {});
-        identity = await known();
-      }
-      if (identity) this.limiter.forgive(attempt);
-      return identity;
-    } catch (err) {
-      this.limiter.forgive(attempt);
-      throw err;
-    }
+    await this.store.catchUp().catch(() => {});
+    const later = await known();
+    if (later) this.limiter.forgive(attempt);
+    return later;
   }
 
   private async byPassword(name: string, password: string, address: string): Promise<Identity | null> {
-    // Counted before anything is awaited, so concurrent guesses cannot get past the limit; taken back on success.
-    const attempt = this.limiter.begin(address, name);
-    let ok: boolean;
-    let user: UserRecord | undefined;
-    let key: string;
-    try {
-      user = await this.store.getUser(name);
-      const stored = user?.passwordHash ?? this.dummy;
-      key = createHash('sha256').update(stored).update('\0').update(password).digest('hex');
-      if (user && this.verified.has(key)) {
-        this.limiter.forgive(attempt);
-        this.limiter.succeeded(address, name);
-        return { user: user.name, admin: user.admin, tokenProjects: null, viaToken: false };
-      }
-      const running = this.checking.get(key);
-      if (running) ok = await running;
-      else {
-        const check = this.passwords.verify(password, stored);
-        this.checking.set(key, check);
-        try {
-          ok = await check;
-        } finally {
-          this.checking.delete(key);
-        }
-      }
-    } catch (err) {
-      this.limiter.forgive(attempt);
-      throw err;
+    const user = await this.store.getUser(name);
+    // From here to the count, nothing is awaited: concurrent guesses (looked up meanwhile) cannot get past the limit.
+    this.limiter.check(address, name);
+    const stored = user?.passwordHash ?? this.dummy;
+    const key = createHash('sha256').update(stored).update('\0').update(password).digest('hex');
+    if (user && this.verified.has(key)) {
+      this.limiter.succeeded(address, name);
+      return { user: user.name, admin: user.admin, tokenProjects: null, viaToken: false };
     }
-    if (ok) this.limiter.forgive(attempt);
-    else this.limiter.confirm(attempt);
+    let ok: boolean;
+    const running = this.checking.get(key);
+    if (running) {
+      ok = await running;
+      if (!ok) this.limiter.fail(address, name);
+    } else {
+      // Counted before the hash runs, so concurrent guesses cannot get past the limit; taken back on success.
+      const attempt = this.limiter.begin(address, name);
+      const check = this.passwords.verify(password, stored);
+      this.checking.set(key, check);
+      try {
+        ok = await check;
+      } catch (err) {
+        this.limiter.forgive(attempt);
+        throw err;
+      } finally {
+        this.checking.delete(key);
+      }
+      if (ok) this.limiter.forgive(attempt);
+      else this.limiter.confirm(attempt);
+    }
     if (!user || !ok) return null;
     this.limiter.succeeded(address, name);
     this.verified.set(key, true);
