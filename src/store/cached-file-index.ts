@@ -1,7 +1,7 @@
 /**
  * The index of verified upstream files kept in the blob store: one record (sha256, size, when fetched,
- * when last served) per file, `.metadata` and `.asc` of a project. Reads are synchronous (a per-node
- * cache on local disk); writes resolve once durable.
+ * when last served) per file, `.metadata` and `.asc` of a project. Reads are async (the index may live in
+ * a shared database); writes resolve once durable.
  */
 import type { CachedFileRecord } from './records.js';
 
@@ -13,12 +13,12 @@ export interface CachedFileId {
 }
 
 export interface CachedFileIndex {
-  get(id: CachedFileId): CachedFileRecord | undefined;
+  get(id: CachedFileId): Promise<CachedFileRecord | undefined>;
   put(id: CachedFileId, record: CachedFileRecord): Promise<void>;
   /** Notes that the file was served at `at` (orders evictions). */
   touch(id: CachedFileId, record: CachedFileRecord, at: number): Promise<void>;
   delete(id: CachedFileId): Promise<void>;
-  entries(): Iterable<{ id: CachedFileId; record: CachedFileRecord }>;
+  entries(): AsyncIterable<{ id: CachedFileId; record: CachedFileRecord }>;
   /** Bytes and files recorded. */
-  totals(): { bytes: number; files: number };
+  totals(): Promise<{ bytes: number; files: number }>;
 }

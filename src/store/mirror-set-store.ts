@@ -34,8 +34,8 @@ export interface MirrorSetRecord {
 }
 
 export interface MirrorSetStore {
-  get(name: string): MirrorSetRecord | undefined;
-  list(): MirrorSetRecord[];
+  get(name: string): Promise<MirrorSetRecord | undefined>;
+  list(): Promise<MirrorSetRecord[]>;
   put(record: MirrorSetRecord): Promise<void>;
   /** False when there was no such set. */
   remove(name: string): Promise<boolean>;
@@ -45,8 +45,8 @@ export interface MirrorSetStore {
 export const mirrorFileKey = (project: string, filename: string, variant: string): string => `${project}\u0000${filename}\u0000${variant}`;
 
 /** Keys of every cached file some mirror set needs. */
-export function pinnedFiles(store: Pick<MirrorSetStore, 'list'>): Set<string> {
+export async function pinnedFiles(store: Pick<MirrorSetStore, 'list'>): Promise<Set<string>> {
   const keys = new Set<string>();
-  for (const set of store.list()) for (const f of set.files) keys.add(mirrorFileKey(f.project, f.filename, f.variant));
+  for (const set of await store.list()) for (const f of set.files) keys.add(mirrorFileKey(f.project, f.filename, f.variant));
   return keys;
 }

@@ -329,7 +329,7 @@ describe('several larders on one database and one bucket', () => {
     const node = await startLarder({ databaseUrl, blobStore: `s3://${target}/moved`, s3Endpoint: s3.endpoint, s3Region: s3.credentials.region });
     try {
       assert.deepEqual(await pageFiles(node.url, 'ha-migrated'), [dist.filename]);
-      assert.deepEqual(node.larder.storage.mirrorSets.get('site'), mirrorSet, "the mirror set is shared: every node's eviction spares its files");
+      assert.deepEqual(await node.larder.storage.mirrorSets.get('site'), mirrorSet, "the mirror set is shared: every node's eviction spares its files");
       const got = await fileBytes(node.url, 'ha-migrated', dist.filename);
       assert.equal(got.status, 200);
       assert.equal(sha256(got.bytes), dist.sha256);

@@ -71,17 +71,17 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     const metadata = { ...wheel, variant: 'metadata' };
     await a.cachedFiles.put(wheel, record('a'.repeat(64), 100));
     await a.cachedFiles.put(metadata, record('b'.repeat(64), 5));
-    assert.deepEqual(a.cachedFiles.get(wheel), record('a'.repeat(64), 100), 'the writing node reads its own write at once');
-    await eventually(() => b.cachedFiles.get(metadata) !== undefined, 'B sees both records (NOTIFY)');
-    assert.deepEqual(b.cachedFiles.get(wheel), record('a'.repeat(64), 100));
-    assert.deepEqual(b.cachedFiles.totals(), a.cachedFiles.totals());
-    assert.deepEqual(a.cachedFiles.totals(), { bytes: 105, files: 2 });
+    assert.deepEqual(await a.cachedFiles.get(wheel), record('a'.repeat(64), 100), 'the writing node reads its own write at once');
+    await eventually(async () => (await b.cachedFiles.get(metadata)) !== undefined, 'B sees both records (NOTIFY)');
+    assert.deepEqual(await b.cachedFiles.get(wheel), record('a'.repeat(64), 100));
+    assert.deepEqual(await b.cachedFiles.totals(), await a.cachedFiles.totals());
+    assert.deepEqual(await a.cachedFiles.totals(), { bytes: 105, files: 2 });
     await a.cachedFiles.delete(wheel);
-    await eventually(() => b.cachedFiles.get(wheel) === undefined, 'the record deleted on A is gone on B');
-    assert.deepEqual(b.cachedFiles.totals(), { bytes: 5, files: 1 });
-    assert.deepEqual(b.cachedFiles.totals(), a.cachedFiles.totals());
+    await eventually(async () => (await b.cachedFiles.get(wheel)) === undefined, 'the record deleted on A is gone on B');
+    assert.deepEqual(await b.cachedFiles.totals(), { bytes: 5, files: 1 });
+    assert.deepEqual(await b.cachedFiles.totals(), await a.cachedFiles.totals());
     await b.cachedFiles.delete(metadata);
-    await eventually(() => a.cachedFiles.totals().files === 0, "A sees B's delete");
+    await eventually(async () => (await a.cachedFiles.totals()).files === 0, "A sees B's delete");
   });
 
   test('a delete of a record that is not there takes no revision', async () => {
@@ -94,7 +94,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     const quiet = await node({ listen: false, pollMs: 60_000 });
     const wheel = id('touched', 'touched-1.0-py3-none-any.whl');
     await b.cachedFiles.put(wheel, record('c'.repeat(64), 10, 1000));
-    await eventually(() => a.cachedFiles.get(wheel) !== undefined, "A sees B's record");
+    await eventually(async () => (await a.cachedFiles.get(wheel)) !== undefined, "A sees B's record");
     const before = await revision(a);
     // Another node in the middle of a write holds the revision lock: a touch does not wait for it.
     let release = () => {};
@@ -107,22 +107,26 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     });
     await isLocked;
     try {
-      await a.cachedFiles.touch(wheel, a.cachedFiles.get(wheel)!, 5000);
+      await a.cachedFiles.touch(wheel, (await a.cachedFiles.get(wheel))!, 5000);
       await quiet.cachedFiles.touch(wheel, record('c'.repeat(64), 10, 1000), 3000);
     } finally {
       release();
       await holder;
     }
     assert.equal(await revision(a), before, 'no revision taken');
-    assert.equal(a.cachedFiles.get(wheel)!.lastAccess, 5000, "A's view at once");
-    assert.equal(b.cachedFiles.get(wheel)!.lastAccess, 1000, "B's view follows only at its next reload of the project");
+    assert.equal((await a.cachedFiles.get(wheel))!.lastAccess, 5000, "A's view at once");
+    assert.equal((await b.cachedFiles.get(wheel))!.lastAccess, 1000, "B's view follows only at its next reload of the project");
     const [row] = (await a.database.pool.query('SELECT last_access FROM cached_files WHERE project = $1', ['touched'])).rows;
     assert.equal(Number(row!.last_access), 5000, 'the earlier touch from another node did not move it back');
     await b.cachedFiles.put(id('touched', 'touched-2.0.tar.gz'), record('d'.repeat(64), 20));
-    await eventually(() => b.cachedFiles.get(wheel)!.lastAccess === 5000, 'B reloads the project with the touched time');
+    await eventually(async () => (await b.cachedFiles.get(wheel))!.lastAccess === 5000, 'B reloads the project with the touched time');
     await quiet.index.catchUp();
-    assert.deepEqual(quiet.cachedFiles.get(wheel), record('c'.repeat(64), 10, 5000), 'the quiet node, which touched a record it had not seen, has it whole');
-    assert.deepEqual(quiet.cachedFiles.totals(), { bytes: 30, files: 2 });
+    assert.deepEqual(
+      await quiet.cachedFiles.get(wheel),
+      record('c'.repeat(64), 10, 5000),
+      'the quiet node, which touched a record it had not seen, has it whole',
+    );
+    assert.deepEqual(await quiet.cachedFiles.totals(), { bytes: 30, files: 2 });
   });
 
   test("gc, purge and eviction on A spare the blobs of B's records, and take B's records with the blobs they remove", async () => {
@@ -140,7 +144,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     const purged = await purgeCache(onA, ['gc']);
     assert.equal(purged.files, 1);
     assert.equal(await blobs.has(sha('recorded by B only')), false);
-    await eventually(() => onB.cachedFiles.get(kept) === undefined, "B's record of the purged blob is gone on B");
+    await eventually(async () => (await onB.cachedFiles.get(kept)) === undefined, "B's record of the purged blob is gone on B");
 
     const old = id('evict', 'evict-1.0.tar.gz');
     const fresh = id('evict', 'evict-2.0.tar.gz');
@@ -151,14 +155,14 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     const budget = new CacheBudget(onA, 150, pino({ level: 'silent' }));
     await budget.added(fresh);
     assert.equal(await blobs.has(sha('old file')), false, "A evicted B's least recently used file");
-    await eventually(() => onB.cachedFiles.get(old) === undefined, "B's record of the evicted file is gone on B");
-    assert.ok(onB.cachedFiles.get(fresh));
+    await eventually(async () => (await onB.cachedFiles.get(old)) === undefined, "B's record of the evicted file is gone on B");
+    assert.ok(await onB.cachedFiles.get(fresh));
   });
 
   test("A's cache budget counts what B records: the shared total, not A's own additions", async () => {
     const { blobs, onA, onB } = await bothNodes('budget');
     await a.index.catchUp();
-    const base = onA.cachedFiles.totals().bytes;
+    const base = (await onA.cachedFiles.totals()).bytes;
     const budget = new CacheBudget(onA, base + 150, pino({ level: 'silent' }));
     const put = async (on: Storage, filename: string, size: number) => {
       await blobs.writeBuffer(Buffer.from(filename), sha(filename));
@@ -166,17 +170,20 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
       return id('budget', filename);
     };
     await budget.added(await put(onA, 'budget-1.0.tar.gz', 50));
-    assert.equal(onA.cachedFiles.totals().bytes, base + 50, 'under the budget: nothing is evicted');
+    assert.equal((await onA.cachedFiles.totals()).bytes, base + 50, 'under the budget: nothing is evicted');
     const fromB = await put(onB, 'budget-2.0.tar.gz', 100);
-    await eventually(() => onA.cachedFiles.get(fromB) !== undefined, "A sees B's record");
+    await eventually(async () => (await onA.cachedFiles.get(fromB)) !== undefined, "A sees B's record");
     await budget.added(await put(onA, 'budget-3.0.tar.gz', 50));
-    assert.ok(onA.cachedFiles.totals().bytes <= base + 150, `A evicted down to its budget: ${onA.cachedFiles.totals().bytes - base} over the start`);
+    assert.ok(
+      (await onA.cachedFiles.totals()).bytes <= base + 150,
+      `A evicted down to its budget: ${(await onA.cachedFiles.totals()).bytes - base} over the start`,
+    );
   });
 
   test("B's eviction spares a file A's mirror set needs", async () => {
     const { blobs, onA, onB } = await bothNodes('pins');
     await b.index.catchUp();
-    const base = onB.cachedFiles.totals().bytes;
+    const base = (await onB.cachedFiles.totals()).bytes;
     const put = async (filename: string, lastAccess: number) => {
       await blobs.writeBuffer(Buffer.from(filename), sha(filename));
       await onB.cachedFiles.put(id('pins', filename), record(sha(filename), 100, lastAccess));
@@ -185,28 +192,28 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     // The oldest file of all, so the first an eviction would take, is the one A's mirror set needs.
     const pinned = await put('pins-1.0.tar.gz', 0);
     await onA.mirrorSets.put(mirrorSetRecord('site', [{ ...pinned, size: 100 }]));
-    await eventually(() => onB.mirrorSets.get('site') !== undefined, "B sees A's mirror set");
+    await eventually(async () => (await onB.mirrorSets.get('site')) !== undefined, "B sees A's mirror set");
     const budget = new CacheBudget(onB, base + 150, pino({ level: 'silent' }));
     await budget.added(await put('pins-2.0.tar.gz', Date.now()));
-    assert.ok(onB.cachedFiles.get(pinned), 'the pinned record stays');
+    assert.ok(await onB.cachedFiles.get(pinned), 'the pinned record stays');
     assert.equal(await blobs.has(sha('pins-1.0.tar.gz')), true, 'the pinned blob stays');
-    assert.ok(onB.cachedFiles.totals().bytes <= base + 150, 'other files went instead');
+    assert.ok((await onB.cachedFiles.totals()).bytes <= base + 150, 'other files went instead');
   });
 
   test('database down: gets answer from the view, a put is refused as BackendUnavailable; back up: B sees the puts again', async () => {
     const wheel = id('down', 'down-1.0-py3-none-any.whl');
     await a.cachedFiles.put(wheel, record('e'.repeat(64), 7));
-    await eventually(() => b.cachedFiles.get(wheel) !== undefined, 'B sees the record');
+    await eventually(async () => (await b.cachedFiles.get(wheel)) !== undefined, 'B sees the record');
     await server.stop();
-    assert.deepEqual(b.cachedFiles.get(wheel), record('e'.repeat(64), 7), 'reads are served from the view');
+    assert.deepEqual(await b.cachedFiles.get(wheel), record('e'.repeat(64), 7), 'reads are served from the view');
     const refused = await a.cachedFiles.put(id('down', 'down-2.0.tar.gz'), record('f'.repeat(64), 8)).then(
       () => assert.fail('a put succeeded without a database'),
       (err: unknown) => err,
     );
     assert.ok(refused instanceof BackendUnavailable, String(refused));
     assert.equal(refused.backend, 'postgres');
-    await assert.rejects(a.cachedFiles.touch(wheel, a.cachedFiles.get(wheel)!, 9000), BackendUnavailable);
-    assert.equal(a.cachedFiles.get(wheel)!.lastAccess, 9000, "a failed touch still orders this node's evictions");
+    await assert.rejects(a.cachedFiles.touch(wheel, (await a.cachedFiles.get(wheel))!, 9000), BackendUnavailable);
+    assert.equal((await a.cachedFiles.get(wheel))!.lastAccess, 9000, "a failed touch still orders this node's evictions");
 
     await server.start();
     const back = id('down', 'back-1.0.tar.gz');
@@ -223,7 +230,7 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
       'a put on A succeeds again',
       5000,
     );
-    await eventually(() => b.cachedFiles.get(back) !== undefined, "B sees A's put again (its LISTEN connection came back)", 5000);
-    assert.equal(b.cachedFiles.get(id('down', 'down-2.0.tar.gz')), undefined, 'the refused put was not written');
+    await eventually(async () => (await b.cachedFiles.get(back)) !== undefined, "B sees A's put again (its LISTEN connection came back)", 5000);
+    assert.equal(await b.cachedFiles.get(id('down', 'down-2.0.tar.gz')), undefined, 'the refused put was not written');
   });
 });

@@ -63,10 +63,10 @@ describe('several nodes on one PostgreSQL', () => {
   test('a write on A is seen on B by NOTIFY (B polls once a minute), and by a node that only polls', async () => {
     const polling = await node({ listen: false, pollMs: 100 });
     await a.index.publishFile(publishInput('seen-1.0-py3-none-any.whl', '1.0', 'a'.repeat(64), 'seen'));
-    assert.ok(a.index.getFile('seen', 'seen-1.0-py3-none-any.whl'), 'the writing node reads its own write at once');
-    await eventually(() => b.index.getFile('seen', 'seen-1.0-py3-none-any.whl') !== undefined, 'B sees the file (NOTIFY)');
-    await eventually(() => polling.index.getFile('seen', 'seen-1.0-py3-none-any.whl') !== undefined, 'the polling node sees the file');
-    assert.equal(b.index.lastSerial(), a.index.lastSerial());
+    assert.ok(await a.index.getFile('seen', 'seen-1.0-py3-none-any.whl'), 'the writing node reads its own write at once');
+    await eventually(async () => (await b.index.getFile('seen', 'seen-1.0-py3-none-any.whl')) !== undefined, 'B sees the file (NOTIFY)');
+    await eventually(async () => (await polling.index.getFile('seen', 'seen-1.0-py3-none-any.whl')) !== undefined, 'the polling node sees the file');
+    assert.equal(await b.index.lastSerial(), await a.index.lastSerial());
   });
 
   test('the same filename published on A and B at once: exactly one is created', async () => {
@@ -78,19 +78,19 @@ describe('several nodes on one PostgreSQL', () => {
       const differ = await Promise.all([a, b].map((n, k) => n.index.publishFile(publishInput(other, `${i}.1`, (k === 0 ? 'c' : 'd').repeat(64), 'race'))));
       assert.deepEqual(differ.map((r) => r.outcome).sort(), ['conflict', 'created'], other);
       const winner = differ.findIndex((r) => r.outcome === 'created');
-      for (const n of [a, b]) assert.equal(n.index.getFile('race', other)!.sha256, (winner === 0 ? 'c' : 'd').repeat(64));
+      for (const n of [a, b]) assert.equal((await n.index.getFile('race', other))!.sha256, (winner === 0 ? 'c' : 'd').repeat(64));
     }
   });
 
   test('serials from both nodes are strictly increasing and gap-free', async () => {
     await a.index.catchUp();
-    const start = a.index.lastSerial();
+    const start = await a.index.lastSerial();
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).index.publishFile(publishInput(`gaps-${i}.0-py3-none-any.whl`, `${i}.0`, 'e'.repeat(64), 'gaps'))),
     );
     const serials = results.map((r) => (r.outcome === 'created' ? r.serial : -1)).sort((x, y) => x - y);
     await Promise.all([a.index.catchUp(), b.index.catchUp()]);
-    const log = b.index.changesSince(start).map((c) => c.serial);
+    const log = (await b.index.changesSince(start)).map((c) => c.serial);
     assert.deepEqual(
       log,
       Array.from({ length: log.length }, (_, i) => start + 1 + i),
@@ -101,34 +101,34 @@ describe('several nodes on one PostgreSQL', () => {
       serials,
       log.filter((s) => s !== log[0]!),
     );
-    assert.deepEqual(a.index.changesSince(start), b.index.changesSince(start));
+    assert.deepEqual(await a.index.changesSince(start), await b.index.changesSince(start));
   });
 
   test("a token put on A is found on B after B's catchUp()", async () => {
     const quiet = await node({ listen: false, pollMs: 60_000 });
     const token = { id: 'f00d', hash: '9'.repeat(64), user: 'alice', projects: ['race'], description: 'CI', createdAt: new Date().toISOString() };
     await a.index.putToken(token);
-    assert.equal(quiet.index.getTokenByHash(token.hash), undefined, 'a node that neither listens nor polls has not seen it yet');
+    assert.equal(await quiet.index.getTokenByHash(token.hash), undefined, 'a node that neither listens nor polls has not seen it yet');
     await quiet.index.catchUp();
-    assert.deepEqual(quiet.index.getTokenByHash(token.hash), token);
+    assert.deepEqual(await quiet.index.getTokenByHash(token.hash), token);
     assert.equal(await b.index.removeToken('f00d'), true);
     await quiet.index.catchUp();
-    assert.equal(quiet.index.getTokenByHash(token.hash), undefined);
+    assert.equal(await quiet.index.getTokenByHash(token.hash), undefined);
   });
 
   test("an import on a node that is behind sees the other nodes' writes and continues their serials", async () => {
     const quiet = await node({ listen: false, pollMs: 60_000 });
     const published = await a.index.publishFile(publishInput('behind-1.0-py3-none-any.whl', '1.0', 'a'.repeat(64), 'behind'));
-    assert.equal(quiet.index.getProject('behind'), undefined, 'the quiet node has not seen it');
-    const seen = await quiet.index.importRecords((target) => {
+    assert.equal(await quiet.index.getProject('behind'), undefined, 'the quiet node has not seen it');
+    const seen = await quiet.index.importRecords(async (target) => {
       target.addFile(fileRecord('behind', '1.0', 'behind-1.0.tar.gz'));
-      return target.getFiles('behind').map((f) => f.filename);
+      return (await target.getFiles('behind')).map((f) => f.filename);
     });
     assert.deepEqual(seen, ['behind-1.0-py3-none-any.whl', 'behind-1.0.tar.gz']);
-    assert.equal(quiet.index.getProject('behind')!.serial, (published as { serial: number }).serial + 1);
+    assert.equal((await quiet.index.getProject('behind'))!.serial, (published as { serial: number }).serial + 1);
     await a.index.catchUp();
     assert.deepEqual(
-      a.index.changesSince((published as { serial: number }).serial).map((c) => [c.action, c.filename]),
+      (await a.index.changesSince((published as { serial: number }).serial)).map((c) => [c.action, c.filename]),
       [['add file', 'behind-1.0.tar.gz']],
     );
   });
@@ -143,10 +143,9 @@ describe('several nodes on one PostgreSQL', () => {
     const [row] = (await pruning.database.pool.query('SELECT min(revision) AS oldest FROM revisions')).rows;
     assert.ok(Number(row!.oldest) > seenByQuiet + 1, 'revisions the quiet node has not read were pruned');
     await quiet.index.catchUp();
-    assert.deepEqual(
-      names.filter((name) => !quiet.index.getUser(name)),
-      [],
-    );
+    const missing: string[] = [];
+    for (const name of names) if (!(await quiet.index.getUser(name))) missing.push(name);
+    assert.deepEqual(missing, []);
   });
 
   test('two nodes opening a fresh database at once both succeed; the schema is migrated once', async () => {
@@ -157,7 +156,7 @@ describe('several nodes on one PostgreSQL', () => {
     assert.equal(versions.rows.length, MIGRATIONS.length);
     await opened[0]!.index.putUser({ name: 'u', passwordHash: 'h', admin: false, createdAt: '' });
     await opened[1]!.index.catchUp();
-    assert.equal(opened[1]!.index.getUser('u')!.name, 'u');
+    assert.equal((await opened[1]!.index.getUser('u'))!.name, 'u');
   });
 
   test('download locks exclude across nodes; a node that goes away frees its locks', async () => {
@@ -219,17 +218,17 @@ describe('several nodes on one PostgreSQL', () => {
       await holder.done;
     }
     await patient.index.putUser({ name: 'not-killed', passwordHash: 'h', admin: false, createdAt: '' });
-    assert.ok(patient.index.getUser('not-killed'));
-    assert.equal(patient.index.getUser('killed'), undefined);
+    assert.ok(await patient.index.getUser('not-killed'));
+    assert.equal(await patient.index.getUser('killed'), undefined);
   });
 
   // The test's own time-out is the bound on the refused write: a write that waits for the database hangs the test.
   test('database down: reads answer, writes are refused, no hang; back up: all recovers without reopening', { timeout: 60_000 }, async () => {
     const project = 'race';
-    const files = a.index.getFiles(project).length;
+    const files = (await a.index.getFiles(project)).length;
     await server.stop();
-    assert.equal(a.index.getFiles(project).length, files, 'reads are served from the view');
-    assert.ok(b.index.getProject(project));
+    assert.equal((await a.index.getFiles(project)).length, files, 'reads are served from the view');
+    assert.ok(await b.index.getProject(project));
     const refused = await a.index.publishFile(publishInput('down-1.0-py3-none-any.whl', '1.0', 'a'.repeat(64), 'down')).then(
       () => assert.fail('a write succeeded without a database'),
       (err: unknown) => err,
@@ -256,12 +255,12 @@ describe('several nodes on one PostgreSQL', () => {
       5000,
     );
     await eventually(
-      () => b.index.getFile('back', 'back-1.0-py3-none-any.whl') !== undefined,
+      async () => (await b.index.getFile('back', 'back-1.0-py3-none-any.whl')) !== undefined,
       "B sees A's write again (B does not poll: its LISTEN connection came back)",
       5000,
     );
     await b.index.putUser({ name: 'after-restart', passwordHash: 'h', admin: false, createdAt: '' });
-    await eventually(() => a.index.getUser('after-restart') !== undefined, "A sees B's write");
+    await eventually(async () => (await a.index.getUser('after-restart')) !== undefined, "A sees B's write");
     const lock = await a.downloadLocks.tryLock('pypi/after/after-1.0.tar.gz');
     assert.ok(lock);
     assert.equal(await b.downloadLocks.tryLock('pypi/after/after-1.0.tar.gz'), null, 'locks exclude again');

@@ -1,6 +1,6 @@
 /**
- * A node's in-memory view of the private index kept in PostgreSQL: the synchronous reads of `IndexReads`
- * and snapshots, served from maps. The replica replaces whole parts of it (a project with its releases,
+ * A node's in-memory view of the private index kept in PostgreSQL: the reads of `IndexReads` and
+ * snapshots, served from maps. The replica replaces whole parts of it (a project with its releases,
  * files and removed names; a user; a token; an allowed name; a logged-out session) in one synchronous
  * step, so a reader never sees half of a change. Records are frozen: they are shared by every reader.
  */
@@ -114,52 +114,52 @@ export class IndexView implements IndexReads {
     this.sortedNames = null;
   }
 
-  lastSerial(): number {
+  async lastSerial(): Promise<number> {
     return this.state.serial;
   }
 
-  getProject(name: string): ProjectRecord | undefined {
+  async getProject(name: string): Promise<ProjectRecord | undefined> {
     return this.state.projects.get(name)?.record;
   }
 
-  *listProjects(): Iterable<ProjectRecord> {
+  async *listProjects(): AsyncIterable<ProjectRecord> {
     for (const name of this.names()) {
       const record = this.state.projects.get(name)?.record;
       if (record) yield record;
     }
   }
 
-  projectCount(): number {
+  async projectCount(): Promise<number> {
     let count = 0;
     for (const part of this.state.projects.values()) if (part.record) count += 1;
     return count;
   }
 
-  getReleases(project: string): ReleaseRecord[] {
+  async getReleases(project: string): Promise<ReleaseRecord[]> {
     return [...(this.state.projects.get(project)?.releases.values() ?? [])];
   }
 
-  getRelease(project: string, version: string): ReleaseRecord | undefined {
+  async getRelease(project: string, version: string): Promise<ReleaseRecord | undefined> {
     return this.state.projects.get(project)?.releases.get(version);
   }
 
-  getFiles(project: string): FileRecord[] {
+  async getFiles(project: string): Promise<FileRecord[]> {
     return [...(this.state.projects.get(project)?.files.values() ?? [])];
   }
 
-  getFile(project: string, filename: string): FileRecord | undefined {
+  async getFile(project: string, filename: string): Promise<FileRecord | undefined> {
     return this.state.projects.get(project)?.files.get(filename);
   }
 
-  isFilenameDeleted(project: string, filename: string): boolean {
+  async isFilenameDeleted(project: string, filename: string): Promise<boolean> {
     return this.state.projects.get(project)?.deleted.has(filename) ?? false;
   }
 
-  *allFiles(): Iterable<FileRecord> {
+  async *allFiles(): AsyncIterable<FileRecord> {
     for (const name of this.names()) yield* this.state.projects.get(name)?.files.values() ?? [];
   }
 
-  changesSince(serial: number): ChangelogEntry[] {
+  async changesSince(serial: number): Promise<ChangelogEntry[]> {
     const log = this.state.changelog;
     let lo = 0;
     let hi = log.length;
@@ -171,54 +171,74 @@ export class IndexView implements IndexReads {
     return log.slice(lo);
   }
 
-  getUser(name: string): UserRecord | undefined {
+  async getUser(name: string): Promise<UserRecord | undefined> {
     return this.state.users.get(name);
   }
 
-  listUsers(): UserRecord[] {
+  async listUsers(): Promise<UserRecord[]> {
+    return this.sortedUsers();
+  }
+
+  private sortedUsers(): UserRecord[] {
     return [...this.state.users.values()].sort((a, b) => byKey(a.name, b.name));
   }
 
-  getTokenByHash(hash: string): TokenRecord | undefined {
+  async getTokenByHash(hash: string): Promise<TokenRecord | undefined> {
     return this.state.tokens.get(hash);
   }
 
-  listTokens(user?: string): TokenRecord[] {
+  async listTokens(user?: string): Promise<TokenRecord[]> {
+    return this.sortedTokens(user);
+  }
+
+  private sortedTokens(user?: string): TokenRecord[] {
     return [...this.state.tokens.values()].filter((t) => !user || t.user === user).sort((a, b) => byKey(a.hash, b.hash));
   }
 
-  isNameAllowed(name: string): boolean {
+  async isNameAllowed(name: string): Promise<boolean> {
     return this.state.allowed.has(name);
   }
 
-  isSessionEnded(id: string): boolean {
+  async isSessionEnded(id: string): Promise<boolean> {
     return this.state.endedSessions.has(id);
   }
 
-  /** Every record, in key order; valid until the view next changes (use it synchronously). */
+  /** Every record, in key order, as the view holds them now (the view replaces parts; it never changes a record). */
   snapshot(): IndexSnapshot {
     const { state } = this;
+    const allowed = [...state.allowed.values()].sort((a, b) => byKey(a.name, b.name));
+    const users = this.sortedUsers();
+    const tokens = this.sortedTokens();
+    const changelog = [...state.changelog];
     const named = this.names().map((name) => [name, state.projects.get(name)!] as const);
     const parts = named.map(([, part]) => part);
     return {
-      *projects() {
+      async *projects() {
         for (const part of parts) if (part.record) yield part.record;
       },
-      *releases() {
+      async *releases() {
         for (const part of parts) yield* part.releases.values();
       },
-      *files() {
+      async *files() {
         for (const part of parts) yield* part.files.values();
       },
-      *deletedFilenames() {
+      async *deletedFilenames() {
         for (const [project, part] of named) {
           for (const [filename, deletedAt] of part.deleted) yield { project, filename, deletedAt };
         }
       },
-      allowedNames: () => [...state.allowed.values()].sort((a, b) => byKey(a.name, b.name)),
-      users: () => this.listUsers(),
-      tokens: () => this.listTokens(),
-      changelog: () => [...state.changelog],
+      async *allowedNames() {
+        yield* allowed;
+      },
+      async *users() {
+        yield* users;
+      },
+      async *tokens() {
+        yield* tokens;
+      },
+      async *changelog() {
+        yield* changelog;
+      },
     };
   }
 }

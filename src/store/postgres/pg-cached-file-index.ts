@@ -94,7 +94,7 @@ export class PgCachedFileIndex implements CachedFileIndex, ReplicaPart {
     return this.writer.write.bind(this.writer);
   }
 
-  get(id: CachedFileId): CachedFileRecord | undefined {
+  async get(id: CachedFileId): Promise<CachedFileRecord | undefined> {
     return this.projects.get(id.project)?.get(keyOf(id))?.record;
   }
 
@@ -139,11 +139,11 @@ export class PgCachedFileIndex implements CachedFileIndex, ReplicaPart {
     });
   }
 
-  entries(): Iterable<{ id: CachedFileId; record: CachedFileRecord }> {
-    return [...this.projects.values()].flatMap((entries) => [...entries.values()]);
+  async *entries(): AsyncIterable<{ id: CachedFileId; record: CachedFileRecord }> {
+    yield* [...this.projects.values()].flatMap((entries) => [...entries.values()]);
   }
 
-  totals(): { bytes: number; files: number } {
+  async totals(): Promise<{ bytes: number; files: number }> {
     return { bytes: this.bytes, files: this.files };
   }
 }

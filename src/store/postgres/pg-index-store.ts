@@ -43,7 +43,7 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
       const state = await loadIndex(sql);
       return () => this.replaceAll(state);
     }
-    const update = await loadIndexUpdate(sql, scopes, this.lastSerial());
+    const update = await loadIndexUpdate(sql, scopes, this.state.serial);
     return () => this.apply(update);
   }
 
@@ -51,18 +51,18 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
     return this.replica ? this.replica.catchUp() : Promise.resolve();
   }
 
-  readSnapshot<T>(fn: (snapshot: IndexSnapshot) => T): T {
+  readSnapshot<T>(fn: (snapshot: IndexSnapshot) => Promise<T>): Promise<T> {
     return fn(this.snapshot());
   }
 
-  importRecords<T>(fn: (target: IndexImport) => T): Promise<T> {
+  importRecords<T>(fn: (target: IndexImport) => Promise<T>): Promise<T> {
     return this.write('import', async (tx) => {
       // A copy of the view, brought up to the database inside this transaction (which holds the revision lock).
       const target = new StagedImport(this.copyState(), this.now);
       const changes = await this.replica!.changesAfter(tx, this.replica!.revision());
       if (changes?.scopes === null) target.replaceAll(await loadIndex(tx));
-      else if (changes) target.apply(await loadIndexUpdate(tx, changes.scopes, target.lastSerial()));
-      const result = fn(target);
+      else if (changes) target.apply(await loadIndexUpdate(tx, changes.scopes, await target.lastSerial()));
+      const result = await fn(target);
       return { result, scopes: await target.writeTo(tx) };
     });
   }

@@ -33,11 +33,11 @@ export class PgMirrorSetStore implements MirrorSetStore, ReplicaPart {
     };
   }
 
-  get(name: string): MirrorSetRecord | undefined {
+  async get(name: string): Promise<MirrorSetRecord | undefined> {
     return this.sets.get(name);
   }
 
-  list(): MirrorSetRecord[] {
+  async list(): Promise<MirrorSetRecord[]> {
     return [...this.sets.values()];
   }
 

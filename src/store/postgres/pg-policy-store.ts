@@ -61,7 +61,7 @@ export class PgPolicyStore implements PolicyStore, ReplicaPart {
     return this.writer.write.bind(this.writer);
   }
 
-  getExemption(project: string, version: string): ExemptionRecord | undefined {
+  async getExemption(project: string, version: string): Promise<ExemptionRecord | undefined> {
     return this.state.exemptions.get(exemptionKey(project, version));
   }
 
@@ -89,7 +89,7 @@ export class PgPolicyStore implements PolicyStore, ReplicaPart {
     });
   }
 
-  exemptions(): Iterable<ExemptionRecord> {
+  async exemptions(): Promise<ExemptionRecord[]> {
     return [...this.state.exemptions.values()];
   }
 
@@ -97,7 +97,7 @@ export class PgPolicyStore implements PolicyStore, ReplicaPart {
     return this.state.generation;
   }
 
-  getCollision(project: string, upstream: string): CollisionRecord | undefined {
+  async getCollision(project: string, upstream: string): Promise<CollisionRecord | undefined> {
     return this.state.collisions.get(collisionKey(project, upstream));
   }
 
@@ -112,7 +112,7 @@ export class PgPolicyStore implements PolicyStore, ReplicaPart {
     });
   }
 
-  collisions(): Iterable<CollisionRecord> {
+  async collisions(): Promise<CollisionRecord[]> {
     return [...this.state.collisions.values()];
   }
 }

@@ -99,7 +99,7 @@ export class StagedImport extends IndexView implements IndexImport {
   async writeTo(tx: Queryable): Promise<string[]> {
     const scopes = new Set<string>();
     for (const name of this.projects) {
-      const record = this.getProject(name);
+      const record = this.state.projects.get(name)?.record;
       if (record) await write.putProject(tx, record);
     }
     for (const r of this.releases) await write.putRelease(tx, r);
