@@ -82,6 +82,8 @@ class ImportPass {
 
   /** The private records: `target` is null when only planning. */
   async private(index: IndexReads, target: IndexImport | null): Promise<void> {
+    // A store may run this again when its transaction has to be retried: count each attempt afresh.
+    Object.assign(this.counts, zeroCounts());
     const { counts, report } = this;
     const created = new Set<string>();
     for (const { value } of this.each('projects')) {

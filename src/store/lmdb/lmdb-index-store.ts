@@ -10,6 +10,8 @@ import { IndexDatabases } from './index-databases.js';
 import { isSameFile } from '../same-file.js';
 import { StagedIndexImport } from '../staged-index-import.js';
 
+const IMPORT_ATTEMPTS = 5;
+
 export class LmdbIndexStore implements IndexStore {
   private readonly db: IndexDatabases;
 
@@ -32,11 +34,20 @@ export class LmdbIndexStore implements IndexStore {
     }
   }
 
+  /** Staged while reading, replayed in one transaction; staged again when another writer changed the index meanwhile. */
   async importRecords<T>(fn: (target: IndexImport) => Promise<T>): Promise<T> {
-    const staged = await StagedIndexImport.over(this);
-    const result = await fn(staged);
-    this.transaction(() => staged.replayInto(this.db));
-    return result;
+    for (let attempt = 1; ; attempt++) {
+      const before = this.db.lastSerial();
+      const staged = await StagedIndexImport.over(this);
+      const result = await fn(staged);
+      const replayed = this.transaction(() => {
+        if (this.db.lastSerial() !== before) return false;
+        staged.replayInto(this.db);
+        return true;
+      });
+      if (replayed) return result;
+      if (attempt === IMPORT_ATTEMPTS) throw new Error(`the index changed during the import ${IMPORT_ATTEMPTS} times; run it again when uploads are quieter`);
+    }
   }
 
   async lastSerial(): Promise<number> {
