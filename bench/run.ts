@@ -20,6 +20,7 @@ import { WRK, wrk, type WrkResult } from './lib/wrk.js';
 import type { FileInfo, UpstreamReady } from './upstream-child.js';
 import { scaleSection } from './sections/scale.js';
 import { backendsSection } from './sections/backends.js';
+import { pgMemorySection } from './sections/pg-memory.js';
 import { webSection } from './sections/web.js';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
@@ -656,6 +657,7 @@ async function main(): Promise<void> {
     ['web', () => webSection({ larderUrl: larder.url, project: upstream.page, rootProjects: upstream.rootProjects, reps: REPS, log, figures })],
     ['scale', () => scaleSection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
     ['backends', () => backendsSection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
+    ['pgmemory', () => pgMemorySection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
   ];
   const busy: Record<string, number> = {};
   for (const [name, section] of sections) {

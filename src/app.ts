@@ -103,8 +103,8 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
   let cachedFiles: CachedFiles | null = null;
-  let privateTotals = () => ({ bytes: 0, files: 0 });
-  const metrics = new Metrics(() => ({ private: privateTotals(), cached: cachedFiles?.totals() ?? { bytes: 0, files: 0 } }), clock);
+  let privateTotals = async () => ({ bytes: 0, files: 0 });
+  const metrics = new Metrics(async () => ({ private: await privateTotals(), cached: (await cachedFiles?.totals()) ?? { bytes: 0, files: 0 } }), clock);
   const backendMetrics = new BackendMetrics(metrics.registry);
   const stores = await openDataDir(config, (backend) => backendMetrics.observer(backend), logger);
   const { index: meta, blobs } = stores;
@@ -113,7 +113,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   const privateSource = new PrivateSource(meta, blobs);
   const space = new DiskSpace(config.data, config.diskReserve, clock);
   const storageReporter = new StorageReporter(logger, metrics, clock);
-  const policyMetrics = new PolicyMetrics(metrics.registry, logger, () => Array.from(stores.policy.collisions()).length);
+  const policyMetrics = new PolicyMetrics(metrics.registry, logger, async () => (await stores.policy.collisions()).length);
   const policy = new Policy(config, stores.policy, clock);
   const budget = config.cacheMaxSize === null ? undefined : new CacheBudget(stores, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
   const crossNode =

@@ -69,9 +69,9 @@ export class Authenticator {
       return null;
     }
     const hash = hashToken(credentials.token);
-    const known = () => {
-      const record = this.store.getTokenByHash(hash);
-      const user = record && this.store.getUser(record.user);
+    const known = async () => {
+      const record = await this.store.getTokenByHash(hash);
+      const user = record && (await this.store.getUser(record.user));
       if (!record || !user) return null;
       if (isExpired(record, this.clock.now())) {
         const when = `${record.expiresAt!.slice(0, 16).replace('T', ' ')} UTC`;
@@ -82,19 +82,23 @@ export class Authenticator {
       }
       return { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true };
     };
-    const identity = known();
+    const identity = await known();
     if (identity) return identity;
-    // Counted before anything is awaited, so concurrent guesses cannot get past the limit. A token made on
-    // another node a moment ago is found once this node's view has caught up; then the failure is taken back.
+    // Checked again and counted with no await between (concurrent guesses were looked up meanwhile), so they
+    // cannot get past the limit. A token made on another node a moment ago is found once this node's reads
+    // have caught up; then the failure is taken back.
+    this.limiter.check(address, null);
     const attempt = this.limiter.fail(address, null);
     await this.store.catchUp().catch(() => {});
-    const later = known();
+    const later = await known();
     if (later) this.limiter.forgive(attempt);
     return later;
   }
 
   private async byPassword(name: string, password: string, address: string): Promise<Identity | null> {
-    const user = this.store.getUser(name);
+    const user = await this.store.getUser(name);
+    // From here to the count, nothing is awaited: concurrent guesses (looked up meanwhile) cannot get past the limit.
+    this.limiter.check(address, name);
     const stored = user?.passwordHash ?? this.dummy;
     const key = createHash('sha256').update(stored).update('\0').update(password).digest('hex');
     if (user && this.verified.has(key)) {

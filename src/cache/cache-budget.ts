@@ -23,31 +23,31 @@ export class CacheBudget {
   ) {}
 
   /** The bytes recorded, by every node that shares the records. */
-  private total(): number {
-    return this.storage.cachedFiles.totals().bytes;
+  private async total(): Promise<number> {
+    return (await this.storage.cachedFiles.totals()).bytes;
   }
 
   /** A verified file was just recorded as `id`. */
-  added(id: CachedFileId): Promise<void> {
-    if (this.total() <= this.maxBytes) return Promise.resolve();
+  async added(id: CachedFileId): Promise<void> {
+    if ((await this.total()) <= this.maxBytes) return;
     this.evicting ??= this.evict(id).finally(() => (this.evicting = null));
     return this.evicting;
   }
 
   private async evict(keep: CachedFileId): Promise<void> {
     const { index, cachedFiles, blobs, mirrorSets } = this.storage;
-    const all = Array.from(cachedFiles.entries());
-    const pinned = pinnedFiles(mirrorSets);
+    const all = await Array.fromAsync(cachedFiles.entries());
+    const pinned = await pinnedFiles(mirrorSets);
     const records = all
       .filter((r) => !sameFile(r.id, keep) && !pinned.has(mirrorFileKey(r.id.project, r.id.filename, r.id.variant)))
       .sort((a, b) => a.record.lastAccess - b.record.lastAccess);
-    const protectedShas = privateBlobs(index);
+    const protectedShas = await privateBlobs(index);
     const stillNamed = new Map<string, number>();
     for (const { record } of all) stillNamed.set(record.sha256, (stillNamed.get(record.sha256) ?? 0) + 1);
     let files = 0;
     let bytes = 0;
     for (const { id, record } of records) {
-      if (this.total() <= this.maxBytes) break;
+      if ((await this.total()) <= this.maxBytes) break;
       await cachedFiles.delete(id);
       const left = (stillNamed.get(record.sha256) ?? 1) - 1;
       stillNamed.set(record.sha256, left);
@@ -57,7 +57,7 @@ export class CacheBudget {
     }
     if (files > 0) {
       this.onEvicted(files, bytes);
-      this.logger.info({ files, bytes, used: this.total(), max: this.maxBytes }, 'evicted least recently used cached files');
+      this.logger.info({ files, bytes, used: await this.total(), max: this.maxBytes }, 'evicted least recently used cached files');
     }
   }
 }

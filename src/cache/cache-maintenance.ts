@@ -19,8 +19,8 @@ export interface CacheStats {
 }
 
 export async function cacheStats({ index, documents, cachedFiles, blobs }: Storage): Promise<CacheStats> {
-  const cached = cachedFiles.totals();
-  const own = privateFileTotals(index);
+  const cached = await cachedFiles.totals();
+  const own = await privateFileTotals(index);
   const stats: CacheStats = {
     privateFiles: own.files,
     privateBytes: own.bytes,
@@ -50,7 +50,8 @@ export async function purgeCache(
   const result = { files: 0, pages: 0, bytes: 0 };
   const candidates = new Set<string>();
   const removals: Promise<void>[] = [];
-  for (const { id, record } of cachedFiles.entries()) {
+  // Listed before anything is removed: the removals do not run under the listing.
+  for (const { id, record } of await Array.fromAsync(cachedFiles.entries())) {
     if (only && !only.has(id.project)) continue;
     removals.push(cachedFiles.delete(id));
     candidates.add(record.sha256);
@@ -64,7 +65,7 @@ export async function purgeCache(
   }
   if (!only) removals.push(documents.deleteRootList());
   await Promise.all(removals);
-  const needed = referencedBlobs(index, cachedFiles);
+  const needed = await referencedBlobs(index, cachedFiles);
   for (const sha of candidates) if (!needed.has(sha)) await blobs.remove(sha);
   return result;
 }
@@ -78,7 +79,7 @@ export async function collectGarbage(
   clock: Clock,
   minAgeMs = 60 * 60_000,
 ): Promise<{ blobs: number; bytes: number; tmp: number }> {
-  const needed = referencedBlobs(index, cachedFiles);
+  const needed = await referencedBlobs(index, cachedFiles);
   const cutoff = clock.now() - minAgeMs;
   const result = { blobs: 0, bytes: 0, tmp: 0 };
   for await (const blob of blobs.list()) {

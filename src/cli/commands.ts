@@ -46,7 +46,7 @@ export const COMMANDS: Record<string, Command> = {
     async run([name], values, { index: meta }, io) {
       const problem = userNameProblem(name!);
       if (problem) throw new UsageError(problem);
-      if (meta.getUser(name!)) throw new UsageError(`user '${name}' already exists`);
+      if (await meta.getUser(name!)) throw new UsageError(`user '${name}' already exists`);
       const password = await readPassword(io, values['password-stdin'] === true);
       const hasher = new PasswordHasher({ threads: 1 });
       const passwordHash = await hasher.hash(password).finally(() => hasher.close());
@@ -60,7 +60,7 @@ export const COMMANDS: Record<string, Command> = {
     minArgs: 0,
     maxArgs: 0,
     async run(_args, _values, { index: meta }, io) {
-      const users = meta.listUsers();
+      const users = await meta.listUsers();
       if (users.length === 0) return io.out('no users');
       for (const line of table([['NAME', 'ADMIN', 'CREATED'], ...users.map((u) => [u.name, u.admin ? 'yes' : 'no', u.createdAt])])) io.out(line);
     },
@@ -88,7 +88,7 @@ export const COMMANDS: Record<string, Command> = {
     async run([user], values, { index: meta }, io) {
       const named = values.project as string[] | undefined;
       named?.forEach(checkProjectName);
-      if (!meta.getUser(user!)) throw new UsageError(`no user named '${user}'`);
+      if (!(await meta.getUser(user!))) throw new UsageError(`no user named '${user}'`);
       const now = systemClock.now();
       const expiry = parseExpiry((values.expires as string | undefined) ?? 'never', now);
       if (!expiry.ok) throw new UsageError(`--expires: ${expiry.problem}`);
@@ -108,7 +108,7 @@ export const COMMANDS: Record<string, Command> = {
     minArgs: 0,
     maxArgs: 1,
     async run([user], _values, { index: meta }, io) {
-      const tokens = meta.listTokens(user);
+      const tokens = await meta.listTokens(user);
       if (tokens.length === 0) return io.out('no tokens');
       const now = systemClock.now();
       const expires = (t: TokenRecord) => (t.expiresAt ? `${t.expiresAt}${isExpired(t, now) ? ' (expired)' : ''}` : 'never');

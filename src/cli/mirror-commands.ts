@@ -111,8 +111,8 @@ function readFromUpstream(reads: ResolutionReads): string | null {
   return parts.length ? `read from the upstream, nothing kept (${formatBytes(reads.bytes)} received): ${parts.join('; ')}` : null;
 }
 
-function setNamed(storage: Storage, name: string): MirrorSetRecord {
-  const set = storage.mirrorSets.get(name);
+async function setNamed(storage: Storage, name: string): Promise<MirrorSetRecord> {
+  const set = await storage.mirrorSets.get(name);
   if (!set) throw new UsageError(`no mirror set named '${name}' (see larder mirror list)`);
   return set;
 }
@@ -166,7 +166,7 @@ export const MIRROR_COMMANDS: Record<string, Command> = {
             throw new UsageError((err as Error).message);
           }
         }
-      const old = storage.mirrorSets.get(name!);
+      const old = await storage.mirrorSets.get(name!);
       const set: MirrorSetRecord = {
         name: name!,
         requirements,
@@ -192,7 +192,7 @@ export const MIRROR_COMMANDS: Record<string, Command> = {
     minArgs: 0,
     maxArgs: 1,
     async run([name], values, storage, io, config) {
-      const sets = name ? [setNamed(storage, name)] : storage.mirrorSets.list();
+      const sets = name ? [await setNamed(storage, name)] : await storage.mirrorSets.list();
       if (sets.length === 0) return io.out('no mirror sets');
       const incomplete: string[] = [];
       for (const set of sets) {
@@ -212,7 +212,7 @@ export const MIRROR_COMMANDS: Record<string, Command> = {
     minArgs: 0,
     maxArgs: 0,
     async run(_args, _values, storage, io) {
-      const sets = storage.mirrorSets.list();
+      const sets = await storage.mirrorSets.list();
       if (sets.length === 0) return io.out('no mirror sets');
       for (const set of sets) {
         const files = set.files.filter((f) => f.variant === 'file');
@@ -232,16 +232,16 @@ export const MIRROR_COMMANDS: Record<string, Command> = {
     minArgs: 1,
     maxArgs: 1,
     async run([name], values, storage, io) {
-      const set = setNamed(storage, name!);
+      const set = await setNamed(storage, name!);
       await storage.mirrorSets.remove(set.name);
       if (values['keep-files'] === true) return io.out(`removed mirror set ${set.name}; its files stay cached`);
-      const stillNeeded = pinnedFiles(storage.mirrorSets);
+      const stillNeeded = await pinnedFiles(storage.mirrorSets);
       let dropped = 0;
       let bytes = 0;
       for (const f of set.files) {
         if (stillNeeded.has(mirrorFileKey(f.project, f.filename, f.variant))) continue;
         const id = { project: f.project, filename: f.filename, variant: f.variant };
-        const record = storage.cachedFiles.get(id);
+        const record = await storage.cachedFiles.get(id);
         if (!record) continue;
         await storage.cachedFiles.delete(id);
         dropped += 1;

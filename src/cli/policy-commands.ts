@@ -72,7 +72,7 @@ export const POLICY_COMMANDS: Record<string, Command> = {
     minArgs: 0,
     maxArgs: 0,
     async run(_args, _values, { policy }, io) {
-      const rows = Array.from(policy.exemptions(), (e) => [`${e.project}==${e.version}`, e.by, e.at, e.reason ?? '']);
+      const rows = (await policy.exemptions()).map((e) => [`${e.project}==${e.version}`, e.by, e.at, e.reason ?? '']);
       if (!rows.length) return io.out('no exemptions');
       for (const line of table([['RELEASE', 'BY', 'AT', 'REASON'], ...rows])) io.out(line);
     },
@@ -86,7 +86,7 @@ export const POLICY_COMMANDS: Record<string, Command> = {
     maxArgs: 1,
     async run([spec], _values, storage, io, config) {
       const { project, version } = release(spec!);
-      if (storage.index.getProject(project) && !config.mergeAllowList.map(normalizeName).includes(project)) {
+      if ((await storage.index.getProject(project)) && !config.mergeAllowList.map(normalizeName).includes(project)) {
         return io.out(`${project}: a private project; the policy applies to upstream projects only`);
       }
       const upstream = await openPolicyUpstream(config, storage, systemClock);
@@ -108,7 +108,7 @@ export const POLICY_COMMANDS: Record<string, Command> = {
     minArgs: 0,
     maxArgs: 0,
     async run(_args, _values, { policy }, io) {
-      const rows = Array.from(policy.collisions(), (c) => [c.project, c.upstream, c.firstSeen, c.lastSeen]);
+      const rows = (await policy.collisions()).map((c) => [c.project, c.upstream, c.firstSeen, c.lastSeen]);
       if (!rows.length) return io.out('no name collisions seen');
       for (const line of table([['PROJECT', 'UPSTREAM', 'FIRST SEEN', 'LAST SEEN'], ...rows])) io.out(line);
     },

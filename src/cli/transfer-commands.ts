@@ -14,11 +14,11 @@ import type { Command } from './command.js';
 import type { OptionSpecs } from './options.js';
 
 /** The cache records mirror set `name` needs: its projects' pages and documents, and its files. */
-function mirrorSetFilter(storage: Storage, name: string): (line: ArchiveLine) => boolean {
-  const set = storage.mirrorSets.get(name);
+async function mirrorSetFilter(storage: Storage, name: string): Promise<(line: ArchiveLine) => boolean> {
+  const set = await storage.mirrorSets.get(name);
   if (!set) throw new UsageError(`no mirror set named '${name}' (see larder mirror list)`);
   const projects = new Set(set.files.map((f) => f.project));
-  const files = pinnedFiles({ list: () => [set] });
+  const files = await pinnedFiles({ list: async () => [set] });
   return (line) => {
     const key = line.key as string[];
     return line.db === 'upstream-files' ? files.has(mirrorFileKey(key[0]!, key[1]!, key[2]!)) : projects.has(key[1]!);
@@ -75,7 +75,7 @@ export const TRANSFER_COMMANDS: Record<string, Command> = {
       const includeUsers = values['include-users'] === true;
       if (includeUsers && cacheOnly) throw new UsageError('--include-users belongs to the private part; drop --cache-only');
       const projects = (values.project as string[] | undefined)?.map(normalizeName) ?? null;
-      const mirror = values.mirror === undefined ? undefined : mirrorSetFilter(storage, values.mirror as string);
+      const mirror = values.mirror === undefined ? undefined : await mirrorSetFilter(storage, values.mirror as string);
       if (mirror && privateOnly) throw new UsageError('--mirror selects cached files; drop --private-only');
       const progress = progressFor('export', values);
       const warn = (line: string) => process.stderr.write(`${line}\n`);

@@ -69,7 +69,7 @@ export class CachedFiles {
     const id: CachedFileId = { project: name, filename, variant };
     const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
     const download = { filename: requestedName(filename, variant), contentType };
-    const record = this.files.get(id);
+    const record = await this.files.get(id);
     if (record && (this.blobs.hasSync(record.sha256) || (await this.blobs.has(record.sha256)))) {
       this.touch(id, record);
       return sourced(storedBody(this.blobs, record.sha256, record.size, download), { cache: 'hit' });
@@ -106,8 +106,8 @@ export class CachedFiles {
   }
 
   /** The verified size and sha256 of a file this node has a record of; null when it has none. */
-  storedFacts(name: ProjectName, filename: string): StoredFacts | null {
-    const record = this.files.get({ project: name, filename, variant: 'file' });
+  async storedFacts(name: ProjectName, filename: string): Promise<StoredFacts | null> {
+    const record = await this.files.get({ project: name, filename, variant: 'file' });
     return record ? { size: record.size, sha256: record.sha256 } : null;
   }
 
@@ -130,10 +130,12 @@ export class CachedFiles {
   /**
    * The verified blob of the sha256 the upstream lists, when the store has it already (another node
    * downloaded the file, or a private upload holds the same bytes): recorded, so later requests are hits.
+   * A store that fails to answer fails the request (503, as for a cached file) rather than sending it on to
+   * the upstream, which would wait on the same store for every step after.
    */
   private async alreadyStored(id: CachedFileId, target: CachedFileTarget): Promise<CachedFileRecord | null> {
     const sha256 = sha256Of(target);
-    if (!sha256 || !(await this.blobs.has(sha256).catch(() => false))) return null;
+    if (!sha256 || !(await this.blobs.has(sha256))) return null;
     const size = target.expected.size ?? (await this.blobs.size(sha256));
     if (size === null) return null;
     const now = this.options.clock.now();
@@ -228,7 +230,7 @@ export class CachedFiles {
   }
 
   /** Bytes and files of cached upstream content (files, `.metadata`, `.asc`) recorded in the store. */
-  totals(): { bytes: number; files: number } {
+  totals(): Promise<{ bytes: number; files: number }> {
     return this.files.totals();
   }
 

@@ -29,5 +29,5 @@ export interface HttpDeps {
   rendered: RenderedCache;
   rootPages: RootRenderCache;
   /** Private and cached upstream files and bytes, per project (/stats/). */
-  stats: () => IndexStats;
+  stats: () => Promise<IndexStats>;
 }

@@ -104,12 +104,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(totals: () => StoreTotals, clock: Clock, totalsReuseMs = TOTALS_REUSE_MS) {
+  constructor(totals: () => Promise<StoreTotals>, clock: Clock, totalsReuseMs = TOTALS_REUSE_MS) {
     collectDefaultMetrics({ register: this.registry, prefix: 'larder_' });
-    let last: { at: number; totals: StoreTotals } | null = null;
-    const refresh = () => {
+    let last: { at: number; totals: Promise<StoreTotals> } | null = null;
+    const refresh = (): Promise<StoreTotals> => {
       const now = clock.now();
-      if (!last || now - last.at > totalsReuseMs) last = { at: now, totals: totals() };
+      if (!last || now - last.at > totalsReuseMs) {
+        const counting = totals();
+        last = { at: now, totals: counting };
+        // A count that failed is not reused: the next scrape counts again.
+        counting.catch(() => {
+          if (last?.totals === counting) last = null;
+        });
+      }
       return last.totals;
     };
     for (const [name, help, field] of [
@@ -121,8 +128,8 @@ export class Metrics {
         help,
         labelNames: ['kind'],
         registers: [this.registry],
-        collect() {
-          const t = refresh();
+        async collect() {
+          const t = await refresh();
           this.set({ kind: 'private' }, t.private[field]);
           this.set({ kind: 'cached' }, t.cached[field]);
         },

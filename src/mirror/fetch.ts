@@ -20,10 +20,16 @@ export interface FetchResult {
   failures: { file: MirrorSetFile; reason: string }[];
 }
 
-export const isCached = (storage: Pick<Storage, 'cachedFiles' | 'blobs'>, f: MirrorSetFile): boolean => {
-  const record = storage.cachedFiles.get({ project: f.project, filename: f.filename, variant: f.variant });
+export const isCached = async (storage: Pick<Storage, 'cachedFiles' | 'blobs'>, f: MirrorSetFile): Promise<boolean> => {
+  const record = await storage.cachedFiles.get({ project: f.project, filename: f.filename, variant: f.variant });
   return record !== undefined && storage.blobs.hasSync(record.sha256);
 };
+
+/** The files not cached, of `files` (looked up together). */
+export async function notCached(storage: Pick<Storage, 'cachedFiles' | 'blobs'>, files: readonly MirrorSetFile[]): Promise<MirrorSetFile[]> {
+  const cached = await Promise.all(files.map((f) => isCached(storage, f)));
+  return files.filter((_, i) => !cached[i]);
+}
 
 export async function fetchMissing(
   files: readonly MirrorSetFile[],
@@ -32,7 +38,7 @@ export async function fetchMissing(
   options: { jobs: number; progress?: FetchProgress },
 ): Promise<FetchResult> {
   const result: FetchResult = { fetched: 0, present: 0, bytes: 0, failures: [] };
-  const missing = files.filter((f) => !isCached(storage, f));
+  const missing = await notCached(storage, files);
   result.present = files.length - missing.length;
   // A byte total only when the index listed the size of every distribution file; a `.metadata` (never
   // listed, a few kB) adds its size once it is in.
@@ -71,9 +77,8 @@ export async function fetchMissing(
   await Promise.all(Array.from({ length: Math.max(1, options.jobs) }, worker));
   await cache.files.drain();
   // A download that ended but could not be kept (a full disk, a failed write) is missing still.
-  for (const file of missing) {
-    if (!isCached(storage, file) && !result.failures.some((f) => f.file === file))
-      result.failures.push({ file, reason: 'fetched but not kept (disk full or store failure?)' });
+  for (const file of await notCached(storage, missing)) {
+    if (!result.failures.some((f) => f.file === file)) result.failures.push({ file, reason: 'fetched but not kept (disk full or store failure?)' });
   }
   return result;
 }

@@ -9,7 +9,7 @@ import type { Clock } from '../base/clock.js';
 import { mirrorFileKey, type MirrorSetFile, type MirrorSetRecord } from '../store/mirror-set-store.js';
 import type { Storage } from '../store/storage.js';
 import { computeClosure, type Problem } from './closure.js';
-import { fetchMissing, isCached, type FetchProgress } from './fetch.js';
+import { fetchMissing, notCached, type FetchProgress } from './fetch.js';
 import { readInputs } from './inputs/read-inputs.js';
 import type { MirrorSource } from './mirror-source.js';
 import { planFiles } from './plan.js';
@@ -75,13 +75,16 @@ export async function syncMirrorSet(
   await storage.mirrorSets.put(pinned);
   // What the closure fetched is recorded once the cache has written it, so it is not fetched again.
   await settle();
-  const fetchedEarlier = files.filter((f) => reads.cached.has(mirrorFileKey(f.project, f.filename, f.variant)) && isCached(storage, f)).length;
+  const readEarlier = files.filter((f) => reads.cached.has(mirrorFileKey(f.project, f.filename, f.variant)));
+  const fetchedEarlier = readEarlier.length - (await notCached(storage, readEarlier)).length;
   const progress = options.progress && after(options.progress, { files: reads.cached.size, bytes: reads.bytes });
   const fetched = await fetchMissing(files, source.cache, storage, { jobs: options.jobs, progress });
   for (const f of fetched.failures) problems.push(`${f.file.project}: ${f.file.filename}${f.file.variant === 'metadata' ? '.metadata' : ''}: ${f.reason}`);
   // Sizes the index did not list (HTML pages without PEP 700, `.metadata`) are known once the files are cached.
-  const sized = files.map((f) =>
-    f.size === null ? { ...f, size: storage.cachedFiles.get({ project: f.project, filename: f.filename, variant: f.variant })?.size ?? null } : f,
+  const sized = await Promise.all(
+    files.map(async (f) =>
+      f.size === null ? { ...f, size: (await storage.cachedFiles.get({ project: f.project, filename: f.filename, variant: f.variant }))?.size ?? null } : f,
+    ),
   );
   const record: MirrorSetRecord = { ...pinned, files: sized, problems, complete: problems.length === 0, lastSync: new Date(options.clock.now()).toISOString() };
   await storage.mirrorSets.put(record);

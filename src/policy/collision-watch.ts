@@ -17,7 +17,7 @@ import type { PolicyStore } from '../store/policy-store.js';
 const LAST_SEEN_EVERY_MS = 3_600_000;
 
 export interface PrivateNames {
-  has(name: ProjectName): boolean;
+  has(name: ProjectName): Promise<boolean>;
   listProjects(): AsyncIterable<ProjectListBatch>;
 }
 
@@ -49,13 +49,20 @@ export class CollisionWatch extends SourceDecorator {
 
   override async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
     const page = await this.inner.getProject(name);
-    if (page.value && this.privateNames.has(name)) this.seen(name, 'a project page');
+    if (page.value && (await this.privateNames.has(name))) this.seen(name, 'a project page');
     return page;
   }
 
+  /** Records the collision in the background (serving never waits for it). */
   private seen(project: string, where: string): void {
+    this.record(project, where).catch((err: unknown) => {
+      this.logger.warn({ err, project }, 'could not record a name collision');
+    });
+  }
+
+  private async record(project: string, where: string): Promise<void> {
     const now = new Date(this.clock.now()).toISOString();
-    const known = this.store.getCollision(project, this.upstream);
+    const known = await this.store.getCollision(project, this.upstream);
     if (known && Date.parse(now) - Date.parse(known.lastSeen) < LAST_SEEN_EVERY_MS) return;
     if (!known) {
       this.logger.warn(
@@ -63,8 +70,6 @@ export class CollisionWatch extends SourceDecorator {
         `upstream ${this.upstream} lists a project named like the private project ${project} (seen in ${where}); the private project keeps winning`,
       );
     }
-    this.store.putCollision({ project, upstream: this.upstream, firstSeen: known?.firstSeen ?? now, lastSeen: now }).catch((err: unknown) => {
-      this.logger.warn({ err, project }, 'could not record a name collision');
-    });
+    await this.store.putCollision({ project, upstream: this.upstream, firstSeen: known?.firstSeen ?? now, lastSeen: now });
   }
 }

@@ -23,7 +23,7 @@ export class PolicyMetrics implements PolicyAudit {
   constructor(
     registry: Registry,
     private readonly logger: Logger,
-    countCollisions: () => number,
+    countCollisions: () => Promise<number>,
   ) {
     this.decisions = new Counter({
       name: 'larder_policy_decisions_total',
@@ -46,8 +46,8 @@ export class PolicyMetrics implements PolicyAudit {
       name: 'larder_name_collisions',
       help: 'Upstream projects seen with the name of a private project (larder policy collisions lists them).',
       registers: [registry],
-      collect() {
-        this.set(countCollisions());
+      async collect() {
+        this.set(await countCollisions());
       },
     });
   }

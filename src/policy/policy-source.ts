@@ -94,16 +94,19 @@ export class PolicySource extends SourceDecorator {
     }
   }
 
-  private checkProject(name: ProjectName): void {
+  /** Refuses a project the lists refuse; then brings the exemptions the decisions see up to date. */
+  private async checkProject(name: ProjectName): Promise<void> {
     const refusal = this.policy.projectRefusal(name);
-    if (!refusal) return;
-    this.audit.decided(refusal.rule, 'refused', name, null);
-    throw refusalError(refusal);
+    if (refusal) {
+      this.audit.decided(refusal.rule, 'refused', name, null);
+      throw refusalError(refusal);
+    }
+    await this.policy.refresh();
   }
 
   override async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
     if (!this.policy.active) return this.inner.getProject(name);
-    this.checkProject(name);
+    await this.checkProject(name);
     const answer = await this.inner.getProject(name);
     const page = answer.value;
     if (!page) return answer;
@@ -119,7 +122,7 @@ export class PolicySource extends SourceDecorator {
 
   override async getReleases(name: ProjectName, forVersion?: string): Promise<Sourced<ProjectReleases | null>> {
     if (!this.policy.active) return this.inner.getReleases(name, forVersion);
-    this.checkProject(name);
+    await this.checkProject(name);
     const answer = await this.inner.getReleases(name, forVersion);
     const doc = answer.value;
     if (!doc) return answer;
@@ -138,7 +141,7 @@ export class PolicySource extends SourceDecorator {
 
   override async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
     if (!this.policy.active) return this.inner.openFile(name, filename, variant);
-    this.checkProject(name);
+    await this.checkProject(name);
     const { value: page } = await this.inner.getProject(name);
     const file = page ? this.pageFiles.find(page, filename) : undefined;
     const version = file ? file.version : versionFromFilename(filename);
@@ -186,6 +189,7 @@ export class PolicySource extends SourceDecorator {
   async holds(name: ProjectName): Promise<PolicyHolds> {
     const project = this.policy.projectRefusal(name);
     if (project || !this.policy.active) return { project, releases: [] };
+    await this.policy.refresh();
     const { value: doc } = await this.inner.getReleases(name);
     const releases: HeldRelease[] = [];
     for (const release of doc?.releases ?? []) {
@@ -199,11 +203,12 @@ export class PolicySource extends SourceDecorator {
   async explain(name: ProjectName, version: string): Promise<ReleaseExplanation> {
     const project = this.policy.projectRefusal(name);
     if (project) return { project };
+    await this.policy.refresh();
     const { value: doc } = await this.inner.getReleases(name, version);
     const release = findRelease(doc?.releases ?? [], version);
     const exact = release?.version ?? version;
     const hold = this.policy.releaseHold(name, exact, release?.files ?? []);
-    return { project: null, found: release !== null, version: exact, hold, exemption: this.policy.exemption(name, exact) };
+    return { project: null, found: release !== null, version: exact, hold, exemption: await this.policy.exemption(name, exact) };
   }
 
   /**

@@ -1,12 +1,14 @@
 /**
  * The supply-chain policy's decisions for upstream projects: the deny and allow lists (project-wide or
  * by version) and the release cooldown with its break-glass exemptions. The lists can be replaced while
- * the server runs (SIGHUP); exemptions are read from the policy store, so the CLI's take effect at once.
+ * the server runs (SIGHUP); exemptions are read from the policy store, so the CLI's take effect at once:
+ * `refresh` (awaited before deciding) reloads them whenever the store's generation moved.
  */
 import type { Clock } from '../base/clock.js';
 import type { PolicyConfig } from '../config/policy-settings.js';
 import type { ExemptionRecord, PolicyStore } from '../store/policy-store.js';
 import { coversProject, matchesRelease, namesProject, parseRequirementList, type Requirement } from '../model/requirements.js';
+import { canonicalVersion } from '../model/versions.js';
 
 export type PolicyRule = 'deny' | 'allow-list' | 'cooldown' | 'unknown-upload-time';
 
@@ -63,10 +65,14 @@ function ageText(ms: number): string {
   return `${Math.round(ms / 1000)}s`;
 }
 
+const exemptionKey = (project: string, version: string) => `${project}\u0000${canonicalVersion(version)}`;
+
 export class Policy {
   private rules: ParsedRules;
   /** Bumped by every `update`: part of the stamp of filtered pages. */
   private revision = 0;
+  /** The exempted releases (`project\0canonical version`) as of a generation of the store. */
+  private exempted: { generation: number; keys: Set<string> } | null = null;
 
   constructor(
     rules: PolicyRules,
@@ -92,9 +98,9 @@ export class Policy {
     return this.rules.allow.length > 0 || this.rules.deny.some((r) => r.specifier === null);
   }
 
-  /** Changes whenever a decision may change other than by the clock: the rules or the exemptions. */
+  /** Changes whenever a decision may change other than by the clock: the rules or the exemptions (as last refreshed). */
   stamp(): string {
-    return `${this.revision}.${this.store.generation()}`;
+    return `${this.revision}.${this.exempted?.generation ?? 'none'}`;
   }
 
   now(): number {
@@ -150,8 +156,18 @@ export class Policy {
   }
 
   /** The break-glass exemption of a release, if there is one. */
-  exemption(project: string, version: string): ExemptionRecord | undefined {
+  exemption(project: string, version: string): Promise<ExemptionRecord | undefined> {
     return this.store.getExemption(project, version);
+  }
+
+  /** Brings the exemptions the decisions see up to the store's (a read only when its generation moved). */
+  async refresh(): Promise<void> {
+    if (this.rules.minReleaseAge === null) return;
+    const generation = this.store.generation();
+    if (this.exempted?.generation === generation) return;
+    const keys = new Set((await this.store.exemptions()).map((e) => exemptionKey(e.project, e.version)));
+    // A generation that moved while they were read is read again next time; an older read never replaces a newer one.
+    if (!this.exempted || this.exempted.generation <= generation) this.exempted = { generation, keys };
   }
 
   private cooldownRefusal(project: string, version: string | null, filename: string, uploadTime: string | null): Refusal | null {
@@ -186,7 +202,8 @@ export class Policy {
     return this.rules.minReleaseAge !== null;
   }
 
+  /** As of the last `refresh`. */
   private exempt(project: string, version: string | null): boolean {
-    return version !== null && this.store.getExemption(project, version) !== undefined;
+    return version !== null && (this.exempted?.keys.has(exemptionKey(project, version)) ?? false);
   }
 }

@@ -180,7 +180,7 @@ export class CachedSource implements PackageSource {
   }
 
   /** The verified size and sha256 of a cached file, from the cached-file index alone. */
-  storedFacts(name: ProjectName, filename: string): StoredFacts | null {
+  storedFacts(name: ProjectName, filename: string): Promise<StoredFacts | null> {
     return this.files.storedFacts(name, filename);
   }
 

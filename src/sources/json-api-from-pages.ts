@@ -17,7 +17,7 @@ import { SourceDecorator } from './source-decorator.js';
 
 /** What the cache knows of a project's files without asking the upstream or the blob store (cached-source.ts). */
 export interface CachedFileFacts {
-  storedFacts(name: ProjectName, filename: string): StoredFacts | null;
+  storedFacts(name: ProjectName, filename: string): Promise<StoredFacts | null>;
   /** Changes whenever this node caches a file of the project. */
   recordMark(name: ProjectName): number;
 }
@@ -105,11 +105,18 @@ export class JsonApiFromPages extends SourceDecorator {
   private async withCachedFacts(page: ProjectPage): Promise<ProjectPage> {
     const files: FileEntry[] = [];
     let changed = false;
-    for (const file of page.files) {
-      if (files.length > 0 && files.length % LOOKUPS_PER_SLICE === 0) await yieldToLoop();
-      const stored = file.size !== null && file.hashes.sha256 ? null : this.facts.storedFacts(page.name, file.filename);
-      files.push(stored ? { ...file, size: stored.size, hashes: { ...file.hashes, sha256: stored.sha256 } } : file);
-      changed ||= stored !== null;
+    for (let start = 0; start < page.files.length; start += LOOKUPS_PER_SLICE) {
+      if (start > 0) await yieldToLoop();
+      // The lookups of one slice run together: one wait per slice, not one per file.
+      const slice = page.files.slice(start, start + LOOKUPS_PER_SLICE);
+      const facts = await Promise.all(
+        slice.map((file) => (file.size !== null && file.hashes.sha256 ? null : this.facts.storedFacts(page.name, file.filename))),
+      );
+      slice.forEach((file, i) => {
+        const stored = facts[i] ?? null;
+        files.push(stored ? { ...file, size: stored.size, hashes: { ...file.hashes, sha256: stored.sha256 } } : file);
+        changed ||= stored !== null;
+      });
     }
     return changed ? { ...page, files } : page;
   }

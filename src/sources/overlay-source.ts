@@ -100,7 +100,7 @@ export class OverlaySource implements PackageSource {
   }
 
   async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
-    if (this.privateSource.has(name)) {
+    if (await this.privateSource.has(name)) {
       const own = await this.privateSource.openFile(name, filename, variant);
       if (own.value || !this.merges(name)) return own;
     }

@@ -10,6 +10,7 @@ import type {
   FileEntry,
   FileVariant,
   ProjectListBatch,
+  ProjectListEntry,
   ProjectPage,
   ProjectReleases,
   Release,
@@ -22,6 +23,9 @@ import type { ProjectName } from '../model/names.js';
 import { groupBy } from '../model/page-files.js';
 import type { PackageSource } from './package-source.js';
 
+/** Projects per batch of the project list. */
+const LIST_BATCH = 1000;
+
 export class PrivateSource implements PackageSource {
   /** Built pages by project, reused while the project's serial is unchanged (renderers cache by page identity). */
   private readonly pages = new LRUCache<string, ProjectPage>({ max: 2000 });
@@ -32,15 +36,23 @@ export class PrivateSource implements PackageSource {
   ) {}
 
   async listVersion(): Promise<string> {
-    return `private:${this.meta.lastSerial()}`;
+    return `private:${await this.meta.lastSerial()}`;
   }
 
-  has(name: ProjectName): boolean {
-    return this.meta.getProject(name) !== undefined;
+  async has(name: ProjectName): Promise<boolean> {
+    return (await this.meta.getProject(name)) !== undefined;
   }
 
   async *listProjects(): AsyncIterable<ProjectListBatch> {
-    yield Array.from(this.meta.listProjects(), (p) => ({ name: p.displayName, serial: projectSerial(p), normalized: p.name }));
+    let batch: ProjectListEntry[] = [];
+    for await (const p of this.meta.listProjects()) {
+      batch.push({ name: p.displayName, serial: projectSerial(p), normalized: p.name });
+      if (batch.length >= LIST_BATCH) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
   }
 
   async lastSerial(): Promise<number> {
@@ -48,24 +60,25 @@ export class PrivateSource implements PackageSource {
   }
 
   async getProject(name: ProjectName): Promise<Sourced<ProjectPage | null>> {
-    return sourced(this.page(name));
+    return sourced(await this.page(name));
   }
 
   async getReleases(name: ProjectName): Promise<Sourced<ProjectReleases | null>> {
-    return sourced(this.releases(name));
+    return sourced(await this.releases(name));
   }
 
   async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
     return sourced(await this.body(name, filename, variant));
   }
 
-  private page(name: ProjectName): ProjectPage | null {
-    const project = this.meta.getProject(name);
+  private async page(name: ProjectName): Promise<ProjectPage | null> {
+    const project = await this.meta.getProject(name);
     if (!project) return null;
     const known = this.pages.get(name);
     if (known && known.serial === projectSerial(project)) return known;
-    const releases = new Map(this.meta.getReleases(name).map((r) => [r.version, r]));
-    const files = this.meta.getFiles(name).map((f) => toFileEntry(f, releases.get(f.version)));
+    const [releaseList, fileList] = await Promise.all([this.meta.getReleases(name), this.meta.getFiles(name)]);
+    const releases = new Map(releaseList.map((r) => [r.version, r]));
+    const files = fileList.map((f) => toFileEntry(f, releases.get(f.version)));
     const page: ProjectPage = {
       name,
       displayName: project.displayName,
@@ -78,11 +91,12 @@ export class PrivateSource implements PackageSource {
     return page;
   }
 
-  private releases(name: ProjectName): ProjectReleases | null {
-    const project = this.meta.getProject(name);
+  private async releases(name: ProjectName): Promise<ProjectReleases | null> {
+    const project = await this.meta.getProject(name);
     if (!project) return null;
-    const filesOf = groupBy(this.meta.getFiles(name), (f) => f.version);
-    const releases: Release[] = this.meta.getReleases(name).map((r) => ({
+    const [releaseList, fileList] = await Promise.all([this.meta.getReleases(name), this.meta.getFiles(name)]);
+    const filesOf = groupBy(fileList, (f) => f.version);
+    const releases: Release[] = releaseList.map((r) => ({
       version: r.version,
       metadata: r.metadata as unknown as ReleaseMetadata,
       yanked: r.yanked,
@@ -105,7 +119,7 @@ export class PrivateSource implements PackageSource {
   }
 
   private async body(name: ProjectName, filename: string, variant: FileVariant): Promise<FileBody | null> {
-    const file = this.meta.getFile(name, filename);
+    const file = await this.meta.getFile(name, filename);
     if (!file) return null;
     const sha256 = variant === 'file' ? file.sha256 : variant === 'metadata' ? file.metadataSha256 : file.signatureSha256;
     if (!sha256) return null;

@@ -54,7 +54,7 @@ export interface ChainDeps {
  * nothing scrapes (the chain only needs somewhere to count), and no cache bound unless the caller adds one.
  */
 export function commandChainDeps(config: Config, stores: Storage, logger: Logger, clock: Clock): ChainDeps {
-  const metrics = new Metrics(() => ({ private: { bytes: 0, files: 0 }, cached: stores.cachedFiles.totals() }), clock);
+  const metrics = new Metrics(async () => ({ private: { bytes: 0, files: 0 }, cached: await stores.cachedFiles.totals() }), clock);
   return {
     stores,
     clock,

@@ -12,15 +12,15 @@ export function blobsOfFile(file: FileRecord): { sha256: string; size: number | 
 }
 
 /** sha256 of every blob a private record needs (files, `.metadata`, `.asc`): never evicted or collected. */
-export function privateBlobs(index: IndexReads): Set<string> {
+export async function privateBlobs(index: IndexReads): Promise<Set<string>> {
   const shas = new Set<string>();
-  for (const f of index.allFiles()) for (const blob of blobsOfFile(f)) shas.add(blob.sha256);
+  for await (const f of index.allFiles()) for (const blob of blobsOfFile(f)) shas.add(blob.sha256);
   return shas;
 }
 
 /** sha256 of every blob a private record or a cached upstream file record needs. */
-export function referencedBlobs(index: IndexReads, cachedFiles: CachedFileIndex): Set<string> {
-  const shas = privateBlobs(index);
-  for (const { record } of cachedFiles.entries()) shas.add(record.sha256);
+export async function referencedBlobs(index: IndexReads, cachedFiles: CachedFileIndex): Promise<Set<string>> {
+  const shas = await privateBlobs(index);
+  for await (const { record } of cachedFiles.entries()) shas.add(record.sha256);
   return shas;
 }

@@ -1,7 +1,7 @@
 /**
  * The index of verified upstream files kept in the blob store: one record (sha256, size, when fetched,
- * when last served) per file, `.metadata` and `.asc` of a project. Reads are synchronous (a per-node
- * cache on local disk); writes resolve once durable.
+ * when last served) per file, `.metadata` and `.asc` of a project. Reads are async (the index may live in
+ * a shared database); writes resolve once durable.
  */
 import type { CachedFileRecord } from './records.js';
 

@@ -2,8 +2,8 @@
  * The private index: projects, releases, files, removed (reserved) file names, users, tokens, roles (inside
  * project records), allowed names, logged-out web sessions, the global serial and the changelog. Every
  * change is one transaction that also takes the next serial and appends a changelog entry, so a crash
- * leaves all of a change or none. Reads are async (a shared database is read with queries); writes resolve
- * once durable.
+ * leaves all of a change or none. Reads are async (a shared database answers them over the network);
+ * writes resolve once durable.
  */
 import type {
   AllowedName,
@@ -34,7 +34,7 @@ export interface PublishInput {
 export interface IndexReads {
   lastSerial(): Promise<number>;
   getProject(name: string): Promise<ProjectRecord | undefined>;
-  /** Every project in name order, streamed (a PostgreSQL store pages through them; never loads all at once). */
+  /** Every project in name order, streamed (a shared database pages through them; never loads all at once). */
   listProjects(): AsyncIterable<ProjectRecord>;
   projectCount(): Promise<number>;
   getReleases(project: string): Promise<ReleaseRecord[]>;
@@ -43,7 +43,7 @@ export interface IndexReads {
   getFile(project: string, filename: string): Promise<FileRecord | undefined>;
   /** Was a file of this name removed from the project? Removed file names stay reserved. */
   isFilenameDeleted(project: string, filename: string): Promise<boolean>;
-  /** Every file of every project, for statistics and garbage collection. */
+  /** Every file of every project, streamed, for statistics and garbage collection. */
   allFiles(): AsyncIterable<FileRecord>;
   changesSince(serial: number): Promise<ChangelogEntry[]>;
   getUser(name: string): Promise<UserRecord | undefined>;
@@ -68,8 +68,8 @@ export interface IndexSnapshot {
   changelog(): AsyncIterable<ChangelogEntry>;
 }
 
-/** Inside one import transaction: reads see the writes made so far. */
-export interface IndexImport extends IndexReads {
+/** The writes of an import: staged, applied in one transaction once the import's function resolves. */
+export interface IndexImportWrites {
   /** Adds a project (serial reset to larder's own) under a new 'create project' change. */
   addProject(record: ProjectRecord): void;
   addRelease(record: ReleaseRecord): void;
@@ -80,6 +80,9 @@ export interface IndexImport extends IndexReads {
   putUser(user: UserRecord): void;
   putToken(token: TokenRecord): void;
 }
+
+/** Inside one import: the reads see the writes staged so far. */
+export interface IndexImport extends IndexReads, IndexImportWrites {}
 
 export interface IndexStore extends IndexReads {
   /**
@@ -105,13 +108,13 @@ export interface IndexStore extends IndexReads {
   allowName(name: string, by: string | null): Promise<void>;
   /** Records a logout, and forgets the logouts of sessions that ended by `now` (ms). No serial: not a change of the index. */
   endSession(session: EndedSession, now: number): Promise<void>;
-  /** Runs `fn` against one consistent snapshot of every record. */
+  /** Runs `fn` against one consistent snapshot of every record (it stays consistent across awaits). */
   readSnapshot<T>(fn: (snapshot: IndexSnapshot) => Promise<T>): Promise<T>;
-  /** Runs `fn` as one transaction: all of its writes or none. */
+  /** Runs `fn` against staged writes, then applies them in one transaction: all of its writes or none. */
   importRecords<T>(fn: (target: IndexImport) => Promise<T>): Promise<T>;
   /**
-   * Brings this node's reads up to every change committed (by any node) before the call. Reads are served
-   * from a per-node view when the records live in a shared database; a single-node store resolves at once.
+   * Brings this node's reads up to every change committed (by any node) before the call (a store that
+   * caches what it read drops what may be stale); a single-node store resolves at once.
    */
   catchUp(): Promise<void>;
 }

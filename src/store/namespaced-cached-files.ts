@@ -25,7 +25,7 @@ export class NamespacedCachedFiles implements CachedFileIndex {
     return { ...id, project: this.prefix + id.project };
   }
 
-  get(id: CachedFileId): CachedFileRecord | undefined {
+  get(id: CachedFileId): Promise<CachedFileRecord | undefined> {
     return this.inner.get(this.outer(id));
   }
 
@@ -41,16 +41,16 @@ export class NamespacedCachedFiles implements CachedFileIndex {
     return this.inner.delete(this.outer(id));
   }
 
-  *entries(): Iterable<{ id: CachedFileId; record: CachedFileRecord }> {
-    for (const { id, record } of this.inner.entries()) {
+  async *entries(): AsyncIterable<{ id: CachedFileId; record: CachedFileRecord }> {
+    for await (const { id, record } of this.inner.entries()) {
       if (id.project.startsWith(this.prefix)) yield { id: { ...id, project: id.project.slice(this.prefix.length) }, record };
     }
   }
 
-  totals(): { bytes: number; files: number } {
+  async totals(): Promise<{ bytes: number; files: number }> {
     let bytes = 0;
     let files = 0;
-    for (const { record } of this.entries()) {
+    for await (const { record } of this.entries()) {
       bytes += record.size;
       files++;
     }

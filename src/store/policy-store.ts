@@ -1,6 +1,6 @@
 /**
  * What the supply-chain policy keeps: break-glass exemptions from the release cooldown (who, when, why)
- * and the upstream projects seen with the name of a private project. Reads are synchronous and see other
+ * and the upstream projects seen with the name of a private project. Reads are async and see other
  * processes' writes (the CLI adds exemptions while the server runs); writes resolve once durable.
  */
 
@@ -30,7 +30,7 @@ export interface PolicyStore {
   /** False when there was no such exemption. */
   deleteExemption(project: string, version: string): Promise<boolean>;
   exemptions(): Promise<ExemptionRecord[]>;
-  /** A number that changes whenever an exemption is added or revoked, by this process or another. */
+  /** A number that changes whenever an exemption is added or revoked, by this process or another (synchronous: kept in memory). */
   generation(): number;
   getCollision(project: string, upstream: string): Promise<CollisionRecord | undefined>;
   putCollision(record: CollisionRecord): Promise<void>;

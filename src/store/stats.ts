@@ -53,32 +53,47 @@ class Tally {
   }
 }
 
-export function collectStats(index: IndexReads, cachedFiles: CachedFileIndex): IndexStats {
+export async function collectStats(index: IndexReads, cachedFiles: CachedFileIndex): Promise<IndexStats> {
   const own = new Tally();
-  for (const file of index.allFiles()) own.add(file.project, file.size, true, () => index.getProject(file.project)?.displayName ?? file.project);
+  const names = new Map<string, string>();
+  for await (const file of index.allFiles()) {
+    let name = names.get(file.project);
+    if (name === undefined) {
+      name = (await index.getProject(file.project))?.displayName ?? file.project;
+      names.set(file.project, name);
+    }
+    const shown = name;
+    own.add(file.project, file.size, true, () => shown);
+  }
   const cached = new Tally();
-  for (const { id, record } of cachedFiles.entries()) {
+  for await (const { id, record } of cachedFiles.entries()) {
     const project = cachedFileProject(id);
     cached.add(project, record.size, id.variant === 'file', () => project);
   }
   return { private: own.result(), cached: cached.result() };
 }
 
-/** Counts walk every record: anyone may ask for /stats/, so one count serves every request for `reuseMs`. */
-export function reusedStats(count: () => IndexStats, clock: Clock, reuseMs = 10_000): () => IndexStats {
-  let last: { at: number; stats: IndexStats } | null = null;
+/** Counts walk every record: anyone may ask for /stats/, so one count serves every request for `reuseMs` (a failed count is not reused). */
+export function reusedStats(count: () => Promise<IndexStats>, clock: Clock, reuseMs = 10_000): () => Promise<IndexStats> {
+  let last: { at: number; stats: Promise<IndexStats> } | null = null;
   return () => {
     const now = clock.now();
-    if (!last || now - last.at >= reuseMs) last = { at: now, stats: count() };
+    if (!last || now - last.at >= reuseMs) {
+      const counting = count();
+      last = { at: now, stats: counting };
+      counting.catch(() => {
+        if (last?.stats === counting) last = null;
+      });
+    }
     return last.stats;
   };
 }
 
 /** Bytes and number of the private files. */
-export function privateFileTotals(index: IndexReads): { bytes: number; files: number } {
+export async function privateFileTotals(index: IndexReads): Promise<{ bytes: number; files: number }> {
   let bytes = 0;
   let files = 0;
-  for (const file of index.allFiles()) {
+  for await (const file of index.allFiles()) {
     bytes += file.size;
     files += 1;
   }

@@ -75,34 +75,34 @@ interface Snapshot {
 }
 
 /** The records of one database, read from the storage interfaces. */
-function* linesOf(db: DbName, storage: ExportParams['storage'], view: IndexSnapshot): Iterable<ArchiveLine> {
+async function* linesOf(db: DbName, storage: ExportParams['storage'], view: IndexSnapshot): AsyncIterable<ArchiveLine> {
   switch (db) {
     case 'projects':
-      for (const r of view.projects()) yield projectLine(r);
+      for await (const r of view.projects()) yield projectLine(r);
       break;
     case 'releases':
-      for (const r of view.releases()) yield releaseLine(r);
+      for await (const r of view.releases()) yield releaseLine(r);
       break;
     case 'files':
-      for (const r of view.files()) yield fileLine(r);
+      for await (const r of view.files()) yield fileLine(r);
       break;
     case 'deleted-files':
-      for (const r of view.deletedFilenames()) yield deletedLine(r);
+      for await (const r of view.deletedFilenames()) yield deletedLine(r);
       break;
     case 'allowed-names':
-      for (const r of view.allowedNames()) yield allowedLine(r);
+      for await (const r of view.allowedNames()) yield allowedLine(r);
       break;
     case 'users':
-      for (const r of view.users()) yield userLine(r);
+      for await (const r of view.users()) yield userLine(r);
       break;
     case 'tokens':
-      for (const r of view.tokens()) yield tokenLine(r);
+      for await (const r of view.tokens()) yield tokenLine(r);
       break;
     case 'upstream-docs':
       for (const { id, entry } of storage.documents.entries()) yield documentLine(id, entry);
       break;
     case 'upstream-files':
-      for (const { id, record } of storage.cachedFiles.entries()) yield cachedFileLine(id, record);
+      for await (const { id, record } of storage.cachedFiles.entries()) yield cachedFileLine(id, record);
       break;
   }
 }
@@ -138,10 +138,10 @@ async function takeSnapshot(
   const seenProjects = new Set<string>();
   let cacheFilesWithoutBlob = 0;
 
-  storage.index.readSnapshot((view) => {
+  await storage.index.readSnapshot(async (view) => {
     for (const db of dbs) {
       const writer = new SyncLineWriter(`${workDir}/${db}.jsonl`);
-      for (const line of linesOf(db, storage, view)) {
+      for await (const line of linesOf(db, storage, view)) {
         const project = projectOf(line);
         if (only && project !== null && !only.has(project)) continue;
         if (cacheFilter && (db === 'upstream-docs' || db === 'upstream-files') && !cacheFilter(line)) continue;

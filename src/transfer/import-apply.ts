@@ -81,32 +81,34 @@ class ImportPass {
   }
 
   /** The private records: `target` is null when only planning. */
-  private(index: IndexReads, target: IndexImport | null): void {
+  async private(index: IndexReads, target: IndexImport | null): Promise<void> {
+    // A store may run this again when its transaction has to be retried: count each attempt afresh.
+    Object.assign(this.counts, zeroCounts());
     const { counts, report } = this;
     const created = new Set<string>();
     for (const { value } of this.each('projects')) {
       const project = value as ProjectRecord;
-      if (index.getProject(project.name)) continue;
+      if (await index.getProject(project.name)) continue;
       counts.projectsAdded++;
       created.add(project.name);
       target?.addProject(project);
     }
     for (const { value } of this.each('releases')) {
       const release = value as ReleaseRecord;
-      if (index.getRelease(release.project, release.version) !== undefined) continue;
+      if ((await index.getRelease(release.project, release.version)) !== undefined) continue;
       counts.releasesAdded++;
       target?.addRelease(release);
     }
     for (const { key, value } of this.each('deleted-files')) {
       const deleted = deletedOf(key, value);
-      if (index.isFilenameDeleted(deleted.project, deleted.filename) || index.getFile(deleted.project, deleted.filename)) continue;
+      if ((await index.isFilenameDeleted(deleted.project, deleted.filename)) || (await index.getFile(deleted.project, deleted.filename))) continue;
       counts.reservationsAdded++;
       target?.reserveFilename(deleted);
     }
     for (const { value } of this.each('files')) {
       const file = value as FileRecord;
       const { project, filename } = file;
-      const existing = index.getFile(project, filename);
+      const existing = await index.getFile(project, filename);
       if (existing) {
         if (existing.sha256 === file.sha256) {
           counts.filesIdentical++;
@@ -116,12 +118,12 @@ class ImportPass {
         }
         continue;
       }
-      if (index.isFilenameDeleted(project, filename)) {
+      if (await index.isFilenameDeleted(project, filename)) {
         counts.filesReserved++;
         report(`skipped: ${project}/${filename} was removed here and its name stays reserved`);
         continue;
       }
-      if (!index.getProject(project) && !created.has(project)) continue; // cannot happen: verifyRecords saw the project
+      if (!created.has(project) && !(await index.getProject(project))) continue; // cannot happen: verifyRecords saw the project
       const shas = [file.sha256, file.metadataSha256, file.signatureSha256].filter((s): s is string => isSha(s));
       if (!this.blobsReady(shas)) {
         counts.missingBlob++;
@@ -133,20 +135,20 @@ class ImportPass {
     }
     for (const { key, value } of this.each('allowed-names')) {
       const allowed = allowedOf(key, value);
-      if (index.isNameAllowed(allowed.name)) continue;
+      if (await index.isNameAllowed(allowed.name)) continue;
       counts.allowedNamesAdded++;
       target?.putAllowedName(allowed);
     }
-    if (this.trust.users) this.accounts(index, target);
+    if (this.trust.users) await this.accounts(index, target);
   }
 
   /** Users and tokens, as import-users.ts decides (the caller has listed the decisions already). */
-  private accounts(index: IndexReads, target: IndexImport | null): void {
+  private async accounts(index: IndexReads, target: IndexImport | null): Promise<void> {
     const { counts } = this;
     const verdicts = new Map<string, UserVerdict>();
     for (const { value } of this.each('users')) {
       const user = value as UserRecord;
-      const verdict = judgeUser(user, index.getUser(user.name), this.trust);
+      const verdict = judgeUser(user, await index.getUser(user.name), this.trust);
       verdicts.set(user.name, verdict);
       if (verdict.kind === 'other') counts.usersNotMerged++;
       if (verdict.kind !== 'new') continue;
@@ -155,14 +157,14 @@ class ImportPass {
     }
     for (const { value } of this.each('tokens')) {
       const token = value as TokenRecord;
-      if (!takesTokens(verdicts.get(token.user)) || index.getTokenByHash(token.hash)) continue;
+      if (!takesTokens(verdicts.get(token.user)) || (await index.getTokenByHash(token.hash))) continue;
       counts.tokensAdded++;
       target?.putToken(token);
     }
   }
 
   /** The cached upstream records; returns the writes under way. */
-  cache({ documents, cachedFiles }: Pick<Storage, 'documents' | 'cachedFiles'>): Promise<void>[] {
+  async cache({ documents, cachedFiles }: Pick<Storage, 'documents' | 'cachedFiles'>): Promise<Promise<void>[]> {
     const { counts } = this;
     const writes: Promise<void>[] = [];
     for (const { key, value } of this.each('upstream-docs')) {
@@ -176,7 +178,7 @@ class ImportPass {
     for (const { key, value } of this.each('upstream-files')) {
       const id = cachedFileIdOf(key);
       const record = value as CachedFileRecord;
-      const local = cachedFiles.get(id);
+      const local = await cachedFiles.get(id);
       if (local && local.fetchedAt >= record.fetchedAt && this.blobs.hasSync(local.sha256)) continue;
       if (!this.blobsReady([record.sha256])) {
         counts.missingBlob++;
@@ -190,15 +192,15 @@ class ImportPass {
 }
 
 /** Decides every change without making any: what would be added, and the blobs that needs. */
-export function planImport(
+export async function planImport(
   storage: Pick<Storage, 'index' | 'documents' | 'cachedFiles' | 'blobs'>,
   staged: Staged,
   trust: UserTrust,
   report: (line: string) => void,
 ) {
   const pass = new ImportPass(staged, storage.blobs, false, trust, report);
-  pass.private(storage.index, null);
-  pass.cache(storage);
+  await pass.private(storage.index, null);
+  await pass.cache(storage);
   return { counts: pass.counts, neededBlobs: pass.neededBlobs };
 }
 
@@ -214,6 +216,6 @@ export async function applyImport(
 ): Promise<ImportCounts> {
   const pass = new ImportPass(staged, storage.blobs, true, trust, report);
   await storage.index.importRecords((target) => pass.private(target, target));
-  await Promise.all(pass.cache(storage));
+  await Promise.all(await pass.cache(storage));
   return pass.counts;
 }

@@ -71,9 +71,11 @@ export async function importArchive(params: ImportParams): Promise<ImportSummary
 
     // Pass 2: say what happens to the users, plan, then blobs before records, then one transaction.
     const trust = params.trust ?? NO_USERS;
-    const users = valuesOf<UserRecord>(staged, 'users');
-    for (const line of describeUsers(users, valuesOf<TokenRecord>(staged, 'tokens'), (name) => storage.index.getUser(name), trust)) report(line);
-    const plan = planImport(storage, staged, trust, params.dryRun ? report : () => {});
+    const users = [...valuesOf<UserRecord>(staged, 'users')];
+    const local = new Map<string, UserRecord | undefined>();
+    if (trust.users) for (const user of users) local.set(user.name, await storage.index.getUser(user.name));
+    for (const line of describeUsers(users, valuesOf<TokenRecord>(staged, 'tokens'), (name) => local.get(name), trust)) report(line);
+    const plan = await planImport(storage, staged, trust, params.dryRun ? report : () => {});
     let blobsWritten = 0;
     let blobBytesWritten = 0;
     let counts = plan.counts;

@@ -33,7 +33,7 @@ export interface BlobCounts {
 const CONCURRENCY = 4;
 
 /** Every blob the private records and the cached upstream file records reference. */
-export function wantedBlobs(index: IndexReads, cachedFiles: CachedFileIndex): WantedBlob[] {
+export async function wantedBlobs(index: IndexReads, cachedFiles: CachedFileIndex): Promise<WantedBlob[]> {
   const wanted = new Map<string, WantedBlob>();
   const want = (sha256: string, size: number | null, isPrivate: boolean) => {
     const known = wanted.get(sha256);
@@ -42,8 +42,8 @@ export function wantedBlobs(index: IndexReads, cachedFiles: CachedFileIndex): Wa
       known.size ??= size;
     } else wanted.set(sha256, { sha256, size, private: isPrivate });
   };
-  for (const f of index.allFiles()) for (const blob of blobsOfFile(f)) want(blob.sha256, blob.size, true);
-  for (const { record } of cachedFiles.entries()) want(record.sha256, record.size, false);
+  for await (const f of index.allFiles()) for (const blob of blobsOfFile(f)) want(blob.sha256, blob.size, true);
+  for await (const { record } of cachedFiles.entries()) want(record.sha256, record.size, false);
   return [...wanted.values()];
 }
 

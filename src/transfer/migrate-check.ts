@@ -45,43 +45,43 @@ export async function checkMigration(params: {
   const index = target.index;
   if (index) {
     await index.catchUp();
-    source.index.readSnapshot((s) => {
-      for (const p of s.projects()) {
+    await source.index.readSnapshot(async (s) => {
+      for await (const p of s.projects()) {
         checked.projects++;
-        const t = index.getProject(p.name);
+        const t = await index.getProject(p.name);
         if (!t || !sameProject(t, p)) problems.push(`project ${p.name} ${t ? 'differs' : 'is missing'} in the target`);
       }
-      for (const r of s.releases()) {
+      for await (const r of s.releases()) {
         checked.releases++;
-        const t = index.getRelease(r.project, r.version);
+        const t = await index.getRelease(r.project, r.version);
         if (!t || !sameRelease(t, r)) problems.push(`release ${r.project} ${r.version} ${t ? 'differs' : 'is missing'} in the target`);
       }
-      for (const f of s.files()) {
+      for await (const f of s.files()) {
         checked.files++;
-        const t = index.getFile(f.project, f.filename);
+        const t = await index.getFile(f.project, f.filename);
         if (!t || !sameFile(t, f)) problems.push(`file ${f.project}/${f.filename} ${t ? 'differs' : 'is missing'} in the target`);
       }
-      for (const d of s.deletedFilenames()) {
+      for await (const d of s.deletedFilenames()) {
         checked.reservedNames++;
-        if (!index.isFilenameDeleted(d.project, d.filename)) problems.push(`removed name ${d.project}/${d.filename} is not reserved in the target`);
+        if (!(await index.isFilenameDeleted(d.project, d.filename))) problems.push(`removed name ${d.project}/${d.filename} is not reserved in the target`);
       }
-      for (const a of s.allowedNames()) if (!index.isNameAllowed(a.name)) problems.push(`allowed name ${a.name} is missing in the target`);
-      for (const u of s.users()) {
+      for await (const a of s.allowedNames()) if (!(await index.isNameAllowed(a.name))) problems.push(`allowed name ${a.name} is missing in the target`);
+      for await (const u of s.users()) {
         checked.users++;
-        const t = index.getUser(u.name);
+        const t = await index.getUser(u.name);
         if (!t || !sameUser(t, u)) problems.push(`user ${u.name} ${t ? 'differs' : 'is missing'} in the target`);
       }
-      for (const k of s.tokens()) {
+      for await (const k of s.tokens()) {
         checked.tokens++;
-        const t = index.getTokenByHash(k.hash);
+        const t = await index.getTokenByHash(k.hash);
         if (!t || !sameToken(t, k)) problems.push(`token ${k.id} ${t ? 'differs' : 'is missing'} in the target`);
       }
     });
   }
   if (target.policy) {
-    for (const e of source.policy.exemptions()) {
+    for (const e of await source.policy.exemptions()) {
       checked.exemptions++;
-      const t = target.policy.getExemption(e.project, e.version);
+      const t = await target.policy.getExemption(e.project, e.version);
       if (!t || t.reason !== e.reason || t.by !== e.by || t.at !== e.at)
         problems.push(`exemption ${e.project}==${e.version} ${t ? 'differs' : 'is missing'} in the target`);
     }

@@ -61,31 +61,31 @@ export const sameToken = (a: TokenRecord, b: TokenRecord) =>
  * Adds to `target` what `source` has and it lacks. A project's serial as clients see it never goes down:
  * the new project's `serialBase` is the source's visible serial, and the target numbers its own changes on top.
  */
-function importInto(source: IndexStore, target: IndexImport, counts: RecordCounts, report: (line: string) => void): void {
+function importInto(source: IndexStore, target: IndexImport, counts: RecordCounts, report: (line: string) => void): Promise<void> {
   const conflict = (line: string) => {
     counts.conflicts++;
     report(`conflict: ${line}`);
   };
-  source.readSnapshot((snapshot) => {
-    for (const project of snapshot.projects()) {
-      const there = target.getProject(project.name);
+  return source.readSnapshot(async (snapshot) => {
+    for await (const project of snapshot.projects()) {
+      const there = await target.getProject(project.name);
       if (!there) {
         target.addProject({ ...project, serialBase: project.serial + (project.serialBase ?? 0) });
         counts.projects++;
       } else if (sameProject(there, project)) counts.alreadyThere++;
       else conflict(`project ${project.name} exists in the target with other owners, maintainers or dates; kept the target's`);
     }
-    for (const release of snapshot.releases()) {
-      const there = target.getRelease(release.project, release.version);
+    for await (const release of snapshot.releases()) {
+      const there = await target.getRelease(release.project, release.version);
       if (!there) {
         target.addRelease(release);
         counts.releases++;
       } else if (sameRelease(there, release)) counts.alreadyThere++;
       else conflict(`release ${release.project} ${release.version} differs in the target (yank, metadata or date); kept the target's`);
     }
-    for (const deleted of snapshot.deletedFilenames()) {
-      if (target.isFilenameDeleted(deleted.project, deleted.filename)) counts.alreadyThere++;
-      else if (target.getFile(deleted.project, deleted.filename))
+    for await (const deleted of snapshot.deletedFilenames()) {
+      if (await target.isFilenameDeleted(deleted.project, deleted.filename)) counts.alreadyThere++;
+      else if (await target.getFile(deleted.project, deleted.filename))
         conflict(`${deleted.project}/${deleted.filename} was removed in the source but exists in the target`);
       else {
         target.reserveFilename(deleted);
@@ -93,36 +93,36 @@ function importInto(source: IndexStore, target: IndexImport, counts: RecordCount
       }
     }
     // In upload order, so that the target's changelog lists them as they came.
-    const files = [...snapshot.files()].sort((a, b) => (a.uploadTime < b.uploadTime ? -1 : a.uploadTime > b.uploadTime ? 1 : 0));
+    const files = (await Array.fromAsync(snapshot.files())).sort((a, b) => (a.uploadTime < b.uploadTime ? -1 : a.uploadTime > b.uploadTime ? 1 : 0));
     for (const file of files) {
-      const there = target.getFile(file.project, file.filename);
+      const there = await target.getFile(file.project, file.filename);
       if (there) {
         if (sameFile(there, file)) counts.alreadyThere++;
         else conflict(`${file.project}/${file.filename} exists in the target with other bytes or details; kept the target's`);
-      } else if (target.isFilenameDeleted(file.project, file.filename)) {
+      } else if (await target.isFilenameDeleted(file.project, file.filename)) {
         conflict(`${file.project}/${file.filename} was removed in the target and its name stays reserved`);
       } else {
         target.addFile(file);
         counts.files++;
       }
     }
-    for (const allowed of snapshot.allowedNames()) {
-      if (target.isNameAllowed(allowed.name)) counts.alreadyThere++;
+    for await (const allowed of snapshot.allowedNames()) {
+      if (await target.isNameAllowed(allowed.name)) counts.alreadyThere++;
       else {
         target.putAllowedName(allowed);
         counts.allowedNames++;
       }
     }
-    for (const user of snapshot.users()) {
-      const there = target.getUser(user.name);
+    for await (const user of snapshot.users()) {
+      const there = await target.getUser(user.name);
       if (!there) {
         target.putUser(user);
         counts.users++;
       } else if (sameUser(there, user)) counts.alreadyThere++;
       else conflict(`user ${user.name} exists in the target with another password or role; kept the target's`);
     }
-    for (const token of snapshot.tokens()) {
-      const there = target.getTokenByHash(token.hash);
+    for await (const token of snapshot.tokens()) {
+      const there = await target.getTokenByHash(token.hash);
       if (!there) {
         target.putToken(token);
         counts.tokens++;
@@ -138,10 +138,10 @@ export async function migrateIndex(source: IndexStore, target: IndexStore, repor
   // A transaction may be retried by a shared database: count (and report) only the attempt that commits.
   let lines: string[] = [];
   let counts = zero();
-  await target.importRecords((into) => {
+  await target.importRecords(async (into) => {
     lines = [];
     counts = zero();
-    importInto(source, into, counts, (line) => lines.push(line));
+    await importInto(source, into, counts, (line) => lines.push(line));
   });
   lines.forEach(report);
   return counts;
@@ -149,8 +149,8 @@ export async function migrateIndex(source: IndexStore, target: IndexStore, repor
 
 /** Cooldown exemptions and name collisions, each written on its own (re-running writes nothing twice). */
 export async function migratePolicy(source: PolicyStore, target: PolicyStore, counts: RecordCounts, report: (line: string) => void): Promise<void> {
-  for (const exemption of [...source.exemptions()]) {
-    const there = target.getExemption(exemption.project, exemption.version);
+  for (const exemption of await source.exemptions()) {
+    const there = await target.getExemption(exemption.project, exemption.version);
     if (!there) {
       await target.putExemption(exemption);
       counts.exemptions++;
@@ -160,8 +160,8 @@ export async function migratePolicy(source: PolicyStore, target: PolicyStore, co
       report(`conflict: exemption ${exemption.project}==${exemption.version} exists in the target with another reason or author; kept the target's`);
     }
   }
-  for (const collision of [...source.collisions()]) {
-    if (target.getCollision(collision.project, collision.upstream)) counts.alreadyThere++;
+  for (const collision of await source.collisions()) {
+    if (await target.getCollision(collision.project, collision.upstream)) counts.alreadyThere++;
     else {
       await target.putCollision(collision);
       counts.collisions++;

@@ -56,7 +56,7 @@ export async function migrate(
   const moveIndex = target.index !== source.index;
   const movePolicy = target.policy !== source.policy;
 
-  const wanted = wantedBlobs(source.index, source.cachedFiles);
+  const wanted = await wantedBlobs(source.index, source.cachedFiles);
   const { sizes, missingPrivate } = await sourceSizes(source.blobs, wanted, report);
   let blobs: BlobCounts = { copied: 0, copiedBytes: 0, alreadyThere: 0, alreadyThereBytes: 0, failed: 0 };
   if (copyBlobs) {
@@ -140,8 +140,8 @@ export async function migrate(
 async function migrateCachedFiles(from: CachedFileIndex, to: CachedFileIndex): Promise<{ added: number; alreadyThere: number }> {
   let added = 0;
   let alreadyThere = 0;
-  for (const { id, record } of Array.from(from.entries())) {
-    if (to.get(id)?.sha256 === record.sha256) alreadyThere++;
+  for await (const { id, record } of from.entries()) {
+    if ((await to.get(id))?.sha256 === record.sha256) alreadyThere++;
     else {
       await to.put(id, record);
       added++;
@@ -157,8 +157,8 @@ async function migrateMirrorSets(
   report: (line: string) => void,
 ): Promise<{ added: number; alreadyThere: number; conflicts: number }> {
   const counts = { added: 0, alreadyThere: 0, conflicts: 0 };
-  for (const set of from.list()) {
-    const there = to.get(set.name);
+  for (const set of await from.list()) {
+    const there = await to.get(set.name);
     if (!there) {
       await to.put(set);
       counts.added++;

@@ -21,9 +21,9 @@ export class ProjectAdmin {
   constructor(private readonly meta: IndexStore) {}
 
   /** The record of a checked project name, when `who` owns it or is an administrator; `action` completes "may …" in the 403. */
-  private ownedProject(name: string, who: Identity, action: string): ProjectRecord {
+  private async ownedProject(name: string, who: Identity, action: string): Promise<ProjectRecord> {
     const project = normalizeName(name);
-    const record = this.meta.getProject(project);
+    const record = await this.meta.getProject(project);
     if (!record) throw notFound(`No private project named ${name}.`);
     if (mayOwn(who, project, record)) return record;
     if (who.tokenProjects && !who.tokenProjects.includes(project)) {
@@ -45,7 +45,7 @@ export class ProjectAdmin {
   async setYanked(name: string, version: string, yanked: boolean, reason: string | null, who: Identity): Promise<number> {
     checkProjectName(name);
     checkVersionSegment(version);
-    const record = this.ownedProject(name, who, yanked ? 'yank releases' : 'unyank releases');
+    const record = await this.ownedProject(name, who, yanked ? 'yank releases' : 'unyank releases');
     const serial = await this.meta.setYanked(record.name, version, yanked, reason, this.actor(who));
     if (serial === null) throw notFound(`Project ${record.displayName} has no release ${version}.`);
     return serial;
@@ -56,7 +56,7 @@ export class ProjectAdmin {
     if (version !== null) checkVersionSegment(version);
     if (filename !== null) checkFilenameSegment(filename);
     const what = filename !== null ? 'remove files' : version !== null ? 'remove releases' : 'remove the project';
-    const record = this.ownedProject(name, who, what);
+    const record = await this.ownedProject(name, who, what);
     const removed = await this.meta.remove(record.name, version, filename, this.actor(who));
     if (!removed) {
       throw notFound(
@@ -68,8 +68,8 @@ export class ProjectAdmin {
 
   async addMaintainer(name: string, user: string, who: Identity): Promise<void> {
     checkProjectName(name);
-    const record = this.ownedProject(name, who, 'add maintainers');
-    if (user.length > MAX_USER_NAME || !this.meta.getUser(user)) throw notFound(`No user named ${user}.`);
+    const record = await this.ownedProject(name, who, 'add maintainers');
+    if (user.length > MAX_USER_NAME || !(await this.meta.getUser(user))) throw notFound(`No user named ${user}.`);
     await this.meta.addMaintainer(record.name, user, this.actor(who));
   }
 

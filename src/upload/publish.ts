@@ -56,7 +56,7 @@ export class Publisher {
   }
 
   private async checkPermission(upload: ValidatedUpload, who: Identity): Promise<void> {
-    const record = this.meta.getProject(upload.project);
+    const record = await this.meta.getProject(upload.project);
     if (!mayWrite(who, upload.project, record)) {
       throw forbidden(
         'not_allowed',
@@ -65,7 +65,7 @@ export class Publisher {
           : `The user '${who.user}' isn't allowed to upload to project '${record?.displayName ?? upload.name}'.`,
       );
     }
-    if (record || !this.upstreamNames || this.meta.isNameAllowed(upload.project) || this.mergeAllowList.has(upload.project)) return;
+    if (record || !this.upstreamNames || this.mergeAllowList.has(upload.project) || (await this.meta.isNameAllowed(upload.project))) return;
     if (await this.upstreamNames.exists(upload.project)) {
       throw conflict(
         'name_exists_upstream',
@@ -82,12 +82,12 @@ export class Publisher {
   private async publishNow(upload: ValidatedUpload, who: Identity): Promise<PublishOutcome> {
     await this.checkPermission(upload, who);
     const { content } = upload;
-    const existing = this.meta.getFile(upload.project, upload.filename);
+    const existing = await this.meta.getFile(upload.project, upload.filename);
     if (existing) {
       if (isSameFile(existing, content)) return 'identical';
       throw alreadyExists(existing);
     }
-    if (this.meta.isFilenameDeleted(upload.project, upload.filename)) throw filenameReused();
+    if (await this.meta.isFilenameDeleted(upload.project, upload.filename)) throw filenameReused();
     const metadata = await this.inspectArchive(upload);
 
     const committed = new UploadBlobs(this.storage.blobs, this.meta, this.storage.cachedFiles);

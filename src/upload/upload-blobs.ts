@@ -39,7 +39,7 @@ export class UploadBlobs {
   async takeBack(): Promise<void> {
     const added = this.added.splice(0);
     if (added.length === 0) return;
-    const referenced = referencedBlobs(this.index, this.cachedFiles);
+    const referenced = await referencedBlobs(this.index, this.cachedFiles);
     for (const { sha256, mtimeMs } of added) {
       if (referenced.has(sha256)) continue;
       if ((await this.blobs.modifiedAt(sha256)) === mtimeMs) await this.blobs.remove(sha256);

@@ -7,30 +7,30 @@ import type { Viewer } from './render/layout.js';
 import type { WebContext } from './web-context.js';
 
 /** The projects `user` owns or maintains, which a token of theirs may be limited to. */
-export function scopeChoices(web: WebContext, user: string): ScopeChoice[] {
+export async function scopeChoices(web: WebContext, user: string): Promise<ScopeChoice[]> {
   const choices: ScopeChoice[] = [];
-  for (const p of web.deps.http.meta.listProjects()) {
+  for await (const p of web.deps.http.meta.listProjects()) {
     if (p.owners.includes(user) || p.maintainers.includes(user)) choices.push({ name: p.name, displayName: p.displayName });
   }
   return choices.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export function sendAccount(
+export async function sendAccount(
   ctx: Context,
   web: WebContext,
   who: { identity: Identity; viewer: Viewer },
   extras: Partial<Pick<AccountView, 'notice' | 'problem' | 'draft'>> = {},
   status = 200,
-): void {
+): Promise<void> {
   const { meta, clock } = web.deps.http;
   const { user, admin } = who.identity;
-  const tokens = meta.listTokens(user).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+  const tokens = (await meta.listTokens(user)).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
   const view: AccountView = {
     user,
     admin,
     tokens,
     now: clock.now(),
-    scopes: scopeChoices(web, user),
+    scopes: await scopeChoices(web, user),
     notice: extras.notice ?? null,
     problem: extras.problem ?? null,
     draft: extras.draft ?? EMPTY_DRAFT,

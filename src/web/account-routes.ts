@@ -40,7 +40,7 @@ export function registerAccountRoutes(router: Routes, web: WebContext): void {
       ctx.set(err.headers);
       return sendPage(ctx, renderLogin(next, err.message, ANONYMOUS, config.readAuth), err.status);
     }
-    const cookie = identity && !identity.viaToken ? web.signer.issue(identity.user) : null;
+    const cookie = identity && !identity.viaToken ? await web.signer.issue(identity.user) : null;
     if (!cookie) return sendPage(ctx, renderLogin(next, 'Wrong user name or password.', ANONYMOUS, config.readAuth), 403);
     ctx.append('Set-Cookie', sessionCookie(cookie, SESSION_LIFETIME_MS, secure(ctx)));
     ctx.set('Cache-Control', 'no-store');

@@ -40,8 +40,8 @@ export function registerPageRoutes(router: Routes, web: WebContext): void {
     if (!looker) return;
     const list = upstream ? web.deps.documents.getRootList() : undefined;
     const summary = {
-      privateProjects: http.meta.projectCount(),
-      privateFiles: privateFileTotals(http.meta),
+      privateProjects: await http.meta.projectCount(),
+      privateFiles: await privateFileTotals(http.meta),
       cachedProjects: upstream ? web.search.cachedProjects() : 0,
       upstream,
       offline: config.offline,
@@ -69,7 +69,7 @@ export function registerPageRoutes(router: Routes, web: WebContext): void {
     if (ctx.path === '/stats') return redirect(ctx, '/stats/');
     const looker = await web.look(ctx);
     if (!looker) return;
-    sendPage(ctx, renderStats(http.stats(), upstream !== null, looker.viewer));
+    sendPage(ctx, renderStats(await http.stats(), upstream !== null, looker.viewer));
   };
   router.get('/stats', statsPage);
   router.get('/stats/', statsPage);

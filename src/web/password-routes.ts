@@ -42,10 +42,10 @@ export function registerPasswordRoutes(router: Routes, web: WebContext): void {
     }
     if (!proven) return refuse('The current password is wrong.', 403);
 
-    const record = meta.getUser(user);
+    const record = await meta.getUser(user);
     if (!record) return refuse('Your user no longer exists.', 403);
     await meta.putUser({ ...record, passwordHash: await web.deps.passwords.hash(wanted) });
-    const cookie = web.signer.issue(user);
+    const cookie = await web.signer.issue(user);
     if (cookie) ctx.append('Set-Cookie', sessionCookie(cookie, SESSION_LIFETIME_MS, secureRequest(ctx, web)));
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 303;

@@ -21,7 +21,7 @@ export interface SearchResult {
 
 /** Where the names come from. */
 export interface SearchSources {
-  privateProjects(): Iterable<{ name: string; displayName: string }>;
+  privateProjects(): AsyncIterable<{ name: string; displayName: string }>;
   cachedNames(): Iterable<string>;
   cachedCount(): number;
   /** A string naming the stored upstream list's version; null when none is stored. */
@@ -89,7 +89,8 @@ export class ProjectSearch {
   }
 
   async search(query: string, offset: number, limit: number): Promise<SearchResult> {
-    const privateProjects = Array.from(this.sources.privateProjects(), (p) => ({ name: p.displayName, normalized: p.name }));
+    const privateProjects: { name: string; normalized: string }[] = [];
+    for await (const p of this.sources.privateProjects()) privateProjects.push({ name: p.displayName, normalized: p.name });
     const groups: [ProjectKind, NameList | null][] = [
       ['private', NameList.from(privateProjects)],
       ['cached', this.cachedList()],

@@ -65,7 +65,7 @@ export class ProjectViews {
   ) {}
 
   async lookup(name: ProjectName, version: string | null, viewer: Identity | null): Promise<ProjectLookup> {
-    const record = this.meta.getProject(name);
+    const record = await this.meta.getProject(name);
     const origin = record ? (this.mergeAllowList.has(name) ? 'merged' : 'private') : 'upstream';
     // The policy applies to upstream projects only.
     const found = origin === 'private' || !this.policy ? NO_HOLDS : await this.policy.holds(name);

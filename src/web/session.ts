@@ -68,8 +68,8 @@ export class SessionSigner {
   }
 
   /** The cookie value for a fresh login of `user`; null when there is no such user. */
-  issue(user: string): string | null {
-    const record = this.users.getUser(user);
+  async issue(user: string): Promise<string | null> {
+    const record = await this.users.getUser(user);
     if (!record) return null;
     const payload: SessionPayload = {
       u: record.name,
@@ -82,7 +82,7 @@ export class SessionSigner {
   }
 
   /** The session a cookie value proves, or null (bad signature, expired, user gone or changed). */
-  verify(cookie: string | undefined): WebSession | null {
+  async verify(cookie: string | undefined): Promise<WebSession | null> {
     if (!cookie || cookie.length > 1024) return null;
     const dot = cookie.indexOf('.');
     if (dot <= 0) return null;
@@ -94,8 +94,8 @@ export class SessionSigner {
     } catch {
       return null;
     }
-    if (typeof payload.e !== 'number' || payload.e <= this.clock.now() || this.users.isSessionEnded(String(payload.n))) return null;
-    const record = typeof payload.u === 'string' ? this.users.getUser(payload.u) : undefined;
+    if (typeof payload.e !== 'number' || payload.e <= this.clock.now() || (await this.users.isSessionEnded(String(payload.n)))) return null;
+    const record = typeof payload.u === 'string' ? await this.users.getUser(payload.u) : undefined;
     if (!record || fingerprint(record) !== payload.f) return null;
     return { identity: { user: record.name, admin: record.admin, tokenProjects: null, viaToken: false }, nonce: String(payload.n), endsAt: payload.e };
   }

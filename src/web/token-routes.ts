@@ -46,7 +46,7 @@ export function registerTokenRoutes(router: Routes, web: WebContext): void {
     const looker = await accountLooker(ctx, web);
     if (!looker) return;
     const notice = typeof ctx.query.done === 'string' ? (NOTICES[ctx.query.done] ?? null) : null;
-    sendAccount(ctx, web, { identity: looker.session.identity, viewer: looker.viewer }, { notice });
+    await sendAccount(ctx, web, { identity: looker.session.identity, viewer: looker.viewer }, { notice });
   });
 
   router.post('/account/tokens/', formBody, async (ctx) => {
@@ -63,13 +63,13 @@ export function registerTokenRoutes(router: Routes, web: WebContext): void {
     if (!expiry.ok) return refuse(`Expiry: ${expiry.problem}.`);
     let projects: string[] | null = null;
     if (draft.scope === 'projects') {
-      const allowed = new Set(scopeChoices(web, user).map((p) => p.name));
+      const allowed = new Set((await scopeChoices(web, user)).map((p) => p.name));
       const unknown = draft.projects.filter((p) => !allowed.has(p));
       if (unknown.length) return refuse(`You neither own nor maintain ${unknown.slice(0, 3).join(', ').slice(0, 300)}.`);
       projects = [...new Set(draft.projects)].sort();
       if (projects.length === 0) return refuse('Choose at least one project, or the scope "all your projects".');
     }
-    if (meta.listTokens(user).length >= MAX_TOKENS_PER_USER) return refuse(`You have ${MAX_TOKENS_PER_USER} tokens: revoke some first.`);
+    if ((await meta.listTokens(user)).length >= MAX_TOKENS_PER_USER) return refuse(`You have ${MAX_TOKENS_PER_USER} tokens: revoke some first.`);
 
     const { token, record } = newToken(user, { projects, description: draft.description, expiresAt: expiry.expiresAt }, new Date(now));
     await meta.putToken(record);
@@ -85,7 +85,7 @@ export function registerTokenRoutes(router: Routes, web: WebContext): void {
   router.post('/account/tokens/:id/revoke', formBody, async (ctx) => {
     const session = await accountSession(ctx, web);
     const id = ctx.params.id!;
-    const mine = /^[0-9a-f]{12}$/.test(id) && meta.listTokens(session.identity.user).some((t) => t.id === id);
+    const mine = /^[0-9a-f]{12}$/.test(id) && (await meta.listTokens(session.identity.user)).some((t) => t.id === id);
     if (!mine || !(await meta.removeToken(id))) throw notFound(`You have no token with id '${id.slice(0, 40)}'; it may be revoked already.`);
     ctx.status = 303;
     ctx.redirect('/account/?done=revoked');

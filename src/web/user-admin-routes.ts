@@ -33,21 +33,20 @@ function noticeOf(ctx: Context): string | null {
 export function registerUserAdminRoutes(router: Routes, web: WebContext): void {
   const { meta, clock } = web.deps.http;
 
-  const rows = (): UserRow[] => {
+  const rows = async (): Promise<UserRow[]> => {
     const tokens = new Map<string, number>();
-    for (const t of meta.listTokens()) tokens.set(t.user, (tokens.get(t.user) ?? 0) + 1);
+    for (const t of await meta.listTokens()) tokens.set(t.user, (tokens.get(t.user) ?? 0) + 1);
     const projects = new Map<string, number>();
-    for (const p of meta.listProjects()) {
+    for await (const p of meta.listProjects()) {
       for (const name of new Set([...p.owners, ...p.maintainers])) projects.set(name, (projects.get(name) ?? 0) + 1);
     }
-    return meta
-      .listUsers()
+    return (await meta.listUsers())
       .sort((a, b) => a.name.localeCompare(b.name))
       .map((user) => ({ user, tokens: tokens.get(user.name) ?? 0, projects: projects.get(user.name) ?? 0 }));
   };
 
-  const send = (ctx: Context, who: { identity: Identity; viewer: Viewer }, extras: Partial<UsersView> = {}, status = 200) => {
-    const view: UsersView = { me: who.identity.user, rows: rows(), notice: null, problem: null, draft: { name: '', admin: false }, ...extras };
+  const send = async (ctx: Context, who: { identity: Identity; viewer: Viewer }, extras: Partial<UsersView> = {}, status = 200) => {
+    const view: UsersView = { me: who.identity.user, rows: await rows(), notice: null, problem: null, draft: { name: '', admin: false }, ...extras };
     sendPage(ctx, renderUsers(view, who.viewer), status);
     ctx.set('Cache-Control', 'no-store');
   };
@@ -58,9 +57,9 @@ export function registerUserAdminRoutes(router: Routes, web: WebContext): void {
   };
 
   /** The user named in the path; 404 when there is none. */
-  const named = (ctx: Context) => {
+  const named = async (ctx: Context) => {
     const name = ctx.params.name!;
-    const record = userNameProblem(name) ? undefined : meta.getUser(name);
+    const record = userNameProblem(name) ? undefined : await meta.getUser(name);
     if (!record) throw notFound(`There is no user named '${name.slice(0, 64)}'.`);
     return record;
   };
@@ -72,7 +71,7 @@ export function registerUserAdminRoutes(router: Routes, web: WebContext): void {
   router.get('/admin/users/', async (ctx) => {
     const looker = await accountLooker(ctx, web, true);
     if (!looker) return;
-    send(ctx, { identity: looker.session.identity, viewer: looker.viewer }, { notice: noticeOf(ctx) });
+    await send(ctx, { identity: looker.session.identity, viewer: looker.viewer }, { notice: noticeOf(ctx) });
   });
 
   router.post('/admin/users/', formBody, async (ctx) => {
@@ -84,7 +83,7 @@ export function registerUserAdminRoutes(router: Routes, web: WebContext): void {
     const refuse = (message: string, status = 400) => send(ctx, who, { problem: { where: 'add', message }, draft }, status);
     const nameProblem = userNameProblem(name);
     if (nameProblem) return refuse(`The name is not accepted: ${nameProblem}.`);
-    if (meta.getUser(name)) return refuse(`User '${name}' already exists.`, 409);
+    if (await meta.getUser(name)) return refuse(`User '${name}' already exists.`, 409);
     const passwordProblem = newPasswordProblem(password);
     if (passwordProblem) return refuse(`The password is not accepted: ${passwordProblem}.`);
     if (password !== field(ctx, 'again')) return refuse('The two passwords differ.');
@@ -95,7 +94,7 @@ export function registerUserAdminRoutes(router: Routes, web: WebContext): void {
 
   router.post('/admin/users/:name/admin', formBody, async (ctx) => {
     const session = await accountSession(ctx, web, true);
-    const record = named(ctx);
+    const record = await named(ctx);
     const admin = field(ctx, 'admin') === 'true';
     if (record.name === session.identity.user) {
       const message = 'You cannot change your own role here: another administrator (or larder user add on the server) can.';
@@ -107,7 +106,7 @@ export function registerUserAdminRoutes(router: Routes, web: WebContext): void {
 
   router.post('/admin/users/:name/remove', formBody, async (ctx) => {
     const session = await accountSession(ctx, web, true);
-    const record = named(ctx);
+    const record = await named(ctx);
     if (record.name === session.identity.user) {
       const message = 'You cannot remove yourself here: another administrator (or larder user remove on the server) can.';
       return send(ctx, { identity: session.identity, viewer: viewerOf(session, web.signer) }, { problem: { where: 'top', message } }, 400);

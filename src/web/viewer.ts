@@ -14,7 +14,7 @@ export interface Looker {
 }
 
 export async function whoIsLooking(ctx: Context, signer: SessionSigner, authenticator: Authenticator): Promise<Looker> {
-  let session = signer.verify(ctx.cookies.get(SESSION_COOKIE));
+  let session = await signer.verify(ctx.cookies.get(SESSION_COOKIE));
   if (!session) {
     const identity = await identify(ctx, authenticator);
     if (identity) session = { identity, nonce: null, endsAt: null };

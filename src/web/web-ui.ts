@@ -80,8 +80,8 @@ export function registerWebPages(router: Router, deps: WebDeps): void {
       ctx.state.errorCode = err.code;
       if (err.status >= 500) http.logger.error({ err: loggedError(err), code: err.code, method: ctx.method, path: ctx.path }, 'request failed');
       // Only the session cookie says who is looking here: checking the request's password again would count
-      // a wrong one twice against the login limit.
-      const session = signer.verify(ctx.cookies.get(SESSION_COOKIE));
+      // a wrong one twice against the login limit. A store that cannot say shows the page to nobody in particular.
+      const session = await signer.verify(ctx.cookies.get(SESSION_COOKIE)).catch(() => null);
       ctx.set(err.headers);
       sendPage(ctx, renderError(err.status, err.message, session ? viewerOf(session, signer) : ANONYMOUS), err.status);
       ctx.message = reasonPhrase(err.message);

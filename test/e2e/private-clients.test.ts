@@ -167,13 +167,13 @@ describe('private index with real clients (twine, pip)', () => {
     const first = await buildWheel(join(tmp, 'dup-a'), { name: 'dup-proj', version: '1.0' });
     let r = await twine([first.path], 'alice', 'alice-password-1');
     assert.equal(r.code, 0, output(r));
-    const serial = server.larder.meta.lastSerial();
+    const serial = await server.larder.meta.lastSerial();
 
     const again = await buildWheel(join(tmp, 'dup-b'), { name: 'dup-proj', version: '1.0' });
     assert.equal(again.sha256, first.sha256, 'the rebuilt wheel has the same bytes');
     r = await twine([again.path], 'alice', 'alice-password-1');
     assert.equal(r.code, 0, output(r));
-    assert.equal(server.larder.meta.lastSerial(), serial, 'an identical re-upload changes nothing');
+    assert.equal(await server.larder.meta.lastSerial(), serial, 'an identical re-upload changes nothing');
 
     const other = await buildWheel(join(tmp, 'dup-c'), { name: 'dup-proj', version: '1.0', modules: { 'dup_proj/__init__.py': 'VALUE = "other"\n' } });
     assert.equal(other.filename, first.filename);
@@ -181,7 +181,7 @@ describe('private index with real clients (twine, pip)', () => {
     r = await twine([other.path], 'alice', 'alice-password-1');
     assert.notEqual(r.code, 0, output(r));
     assert.match(output(r), /File already exists/);
-    assert.equal(server.larder.meta.lastSerial(), serial);
+    assert.equal(await server.larder.meta.lastSerial(), serial);
     const files = await simpleFiles(server.url, 'dup-proj');
     assert.equal(files.length, 1);
     assert.equal(files[0]!.hashes.sha256, first.sha256);

@@ -1,6 +1,6 @@
 /**
  * Several larders on one PostgreSQL database and one S3 bucket (docs/scale-out.md): the suite starts a
- * real PostgreSQL (Debian's binaries) and an S3-protocol server, runs two larders in this process and a
+ * real PostgreSQL (Debian's binaries) and a real S3 (Ceph's RADOS Gateway), runs two larders in this process and a
  * third as a child it can kill, and drives them with twine, pip and raw HTTP. Every stored object's bytes
  * are checked against the sha256 its key names.
  */
@@ -21,7 +21,7 @@ import { runLarderCli } from '../helpers/cli.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { mirrorSetRecord } from '../helpers/mirror-set-records.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { exportTestCredentials, startRealS3, type TestS3Server } from '../helpers/s3-server.js';
 import { uploadForm } from '../helpers/upload-form.js';
 
 const JSON_PAGE = { Accept: 'application/vnd.pypi.simple.v1+json' };
@@ -100,7 +100,7 @@ describe('several larders on one database and one bucket', () => {
   before(async () => {
     clients = await findClients();
     tmp = await mkdtemp(join(tmpdir(), 'larder-ha-'));
-    [pg, s3, upstream] = await Promise.all([startPostgres(), startS3Server(), startFakeUpstream()]);
+    [pg, s3, upstream] = await Promise.all([startPostgres(), startRealS3(), startFakeUpstream()]);
     bucket = await s3.createBucket();
     exportTestCredentials();
     shared = {
@@ -329,7 +329,7 @@ describe('several larders on one database and one bucket', () => {
     const node = await startLarder({ databaseUrl, blobStore: `s3://${target}/moved`, s3Endpoint: s3.endpoint, s3Region: s3.credentials.region });
     try {
       assert.deepEqual(await pageFiles(node.url, 'ha-migrated'), [dist.filename]);
-      assert.deepEqual(node.larder.storage.mirrorSets.get('site'), mirrorSet, "the mirror set is shared: every node's eviction spares its files");
+      assert.deepEqual(await node.larder.storage.mirrorSets.get('site'), mirrorSet, "the mirror set is shared: every node's eviction spares its files");
       const got = await fileBytes(node.url, 'ha-migrated', dist.filename);
       assert.equal(got.status, 200);
       assert.equal(sha256(got.bytes), dist.sha256);

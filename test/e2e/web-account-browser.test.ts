@@ -71,12 +71,12 @@ describe('account pages in chromium', () => {
         timeoutMs: 60_000,
       });
       assert.equal(uploaded.code, 0, `${uploaded.stdout}\n${uploaded.stderr}`);
-      assert.equal(server.larder.meta.getFile('acme-widgets', wheel.filename)?.uploader, 'alice');
+      assert.equal((await server.larder.meta.getFile('acme-widgets', wheel.filename))?.uploader, 'alice');
     }
 
     await page.getByRole('link', { name: 'Back to your account' }).click();
     await page.waitForURL(`${server.url}/account/`);
-    const [record] = server.larder.meta.listTokens('alice');
+    const [record] = await server.larder.meta.listTokens('alice');
     assert.ok(record);
     const row = page.getByRole('row').filter({ hasText: record.id });
     assert.match(String(await row.textContent()), /CI uploads of acme-widgets\s*acme-widgets/);
@@ -131,12 +131,12 @@ describe('account pages in chromium', () => {
     await page.getByText('User dave was added.').waitFor();
     await page.getByRole('button', { name: 'Make dave admin' }).click();
     await page.getByText('dave is now an administrator.').waitFor();
-    assert.equal(server.larder.meta.getUser('dave')?.admin, true);
+    assert.equal((await server.larder.meta.getUser('dave'))?.admin, true);
     const row = page.getByRole('row').filter({ hasText: 'dave' });
     await row.getByText('Remove…').click();
     await row.getByRole('button', { name: 'Remove dave' }).click();
     await page.getByText('User dave was removed, with their tokens and roles.').waitFor();
-    assert.equal(server.larder.meta.getUser('dave'), undefined);
+    assert.equal(await server.larder.meta.getUser('dave'), undefined);
 
     const { context: userContext, page: userPage } = await openPage(b);
     await logIn(userPage, server.url, 'alice', 'alice-password');

@@ -93,7 +93,7 @@ describe('web page layout in chromium', () => {
     });
     // A real cached upstream file, for /stats/.
     assert.equal((await fetch(`${server.url}/packages/fresh-lib/${d.old!.filename}`).then((r) => r.arrayBuffer())).byteLength, d.old!.size);
-    await eventually(() => server.larder.storage.cachedFiles.totals().files === 1, 'the download is recorded');
+    await eventually(async () => (await server.larder.storage.cachedFiles.totals()).files === 1, 'the download is recorded');
   });
   after(async () => {
     await server.close();

@@ -31,7 +31,7 @@ export class FakeSource implements PackageSource {
     this.marks++;
   }
 
-  storedFacts(_name: ProjectName, filename: string): StoredFacts | null {
+  async storedFacts(_name: ProjectName, filename: string): Promise<StoredFacts | null> {
     this.storedLookups++;
     return this.stored.get(filename) ?? null;
   }

@@ -18,26 +18,20 @@ export function mirrorSetStoreContract(name: string, open: StorageFactory): void
       const sets = storage().mirrorSets;
       await sets.put(set('site', ['demo-1.0-py3-none-any.whl']));
       await sets.put(set('lab', ['demo-2.0-py3-none-any.whl']));
-      assert.deepEqual(sets.get('site'), set('site', ['demo-1.0-py3-none-any.whl']));
+      assert.deepEqual(await sets.get('site'), set('site', ['demo-1.0-py3-none-any.whl']));
       await sets.put({ ...set('site', ['demo-1.1-py3-none-any.whl']), lastSync: '2026-11-25T13:00:00.000Z', problems: ['x: not on the index'] });
-      assert.equal(sets.get('site')!.lastSync, '2026-11-25T13:00:00.000Z');
-      assert.deepEqual(sets.get('site')!.problems, ['x: not on the index']);
+      assert.equal((await sets.get('site'))!.lastSync, '2026-11-25T13:00:00.000Z');
+      assert.deepEqual((await sets.get('site'))!.problems, ['x: not on the index']);
+      assert.deepEqual((await sets.list()).map((s) => s.name).sort(), ['lab', 'site']);
       assert.deepEqual(
-        sets
-          .list()
-          .map((s) => s.name)
-          .sort(),
-        ['lab', 'site'],
-      );
-      assert.deepEqual(
-        [...pinnedFiles(sets)].sort(),
+        [...(await pinnedFiles(sets))].sort(),
         [mirrorFileKey('demo', 'demo-1.1-py3-none-any.whl', 'file'), mirrorFileKey('demo', 'demo-2.0-py3-none-any.whl', 'file')].sort(),
       );
       assert.equal(await sets.remove('lab'), true);
       assert.equal(await sets.remove('lab'), false);
-      assert.equal(sets.get('lab'), undefined);
+      assert.equal(await sets.get('lab'), undefined);
       assert.deepEqual(
-        sets.list().map((s) => s.name),
+        (await sets.list()).map((s) => s.name),
         ['site'],
       );
     });

@@ -14,18 +14,18 @@ export function policyStoreContract(name: string, open: StorageFactory): void {
       await policy.putExemption(exemption('1.0'));
       const afterPut = policy.generation();
       assert.notEqual(afterPut, start);
-      assert.deepEqual(policy.getExemption('demo', '1.0.0'), exemption('1.0'));
-      assert.equal(policy.getExemption('demo', '1.1'), undefined);
-      assert.equal(policy.getExemption('other', '1.0'), undefined);
+      assert.deepEqual(await policy.getExemption('demo', '1.0.0'), exemption('1.0'));
+      assert.equal(await policy.getExemption('demo', '1.1'), undefined);
+      assert.equal(await policy.getExemption('other', '1.0'), undefined);
       await policy.putExemption(exemption('2.0', null));
-      assert.deepEqual([...policy.exemptions()].map((e) => e.version).sort(), ['1.0', '2.0']);
+      assert.deepEqual([...(await policy.exemptions())].map((e) => e.version).sort(), ['1.0', '2.0']);
       assert.equal(await policy.deleteExemption('demo', '3.0'), false);
       const beforeDelete = policy.generation();
       assert.equal(await policy.deleteExemption('demo', '1.0.0'), true);
       assert.notEqual(policy.generation(), beforeDelete);
-      assert.equal(policy.getExemption('demo', '1.0'), undefined);
+      assert.equal(await policy.getExemption('demo', '1.0'), undefined);
       assert.deepEqual(
-        [...policy.exemptions()].map((e) => e.version),
+        [...(await policy.exemptions())].map((e) => e.version),
         ['2.0'],
       );
     });
@@ -37,9 +37,9 @@ export function policyStoreContract(name: string, open: StorageFactory): void {
       await policy.putCollision(seen);
       await policy.putCollision({ ...seen, upstream: 'mirror' });
       await policy.putCollision({ ...seen, lastSeen: '2026-02-01T00:00:00.000Z' });
-      assert.equal(policy.getCollision('demo', 'pypi')!.lastSeen, '2026-02-01T00:00:00.000Z');
-      assert.equal(policy.getCollision('demo', 'other'), undefined);
-      assert.deepEqual([...policy.collisions()].map((c) => c.upstream).sort(), ['mirror', 'pypi']);
+      assert.equal((await policy.getCollision('demo', 'pypi'))!.lastSeen, '2026-02-01T00:00:00.000Z');
+      assert.equal(await policy.getCollision('demo', 'other'), undefined);
+      assert.deepEqual([...(await policy.collisions())].map((c) => c.upstream).sort(), ['mirror', 'pypi']);
       assert.equal(policy.generation(), generation);
     });
   });

@@ -1,11 +1,13 @@
 /**
- * The front of the test S3 server: an HTTP proxy before s3rver that makes it behave like S3 where larder's
- * tests need it to. It checks every request's SigV4 signature, access key and region (s3rver checks none)
- * and the payload's sha256 when one is signed; refuses aws-chunked bodies (which s3rver would store with
- * their framing inside the object) and flexible checksums (which it would not check); makes a write to an object key atomic for readers of that key (s3rver
- * writes the final file in place, so a reader could see half an object); answers AbortMultipartUpload and
- * ListMultipartUploads, which s3rver lacks, from its upload directory; and lets a test cut chosen requests
- * and see which requests were made, or freeze it (it accepts connections and requests but never answers).
+ * The front of the test S3 server: an HTTP proxy before s3rver or Ceph's RADOS Gateway. It checks every
+ * request's SigV4 signature, access key and region (s3rver checks none; RGW takes any region); refuses
+ * aws-chunked bodies and flexible checksums (s3rver would store the framing inside the object and check no
+ * checksum; RGW 16 checks none either); and lets a test cut chosen requests, see which requests were made, or
+ * freeze it (it accepts connections and requests but never answers). A request for RGW goes on as it came,
+ * signature included (the gateway's user has the same keys), so RGW checks it again. Before s3rver it also
+ * checks the payload's sha256 when one is signed, makes a write to an object key atomic for readers of that
+ * key (s3rver writes the final file in place, so a reader could see half an object), and answers
+ * AbortMultipartUpload and ListMultipartUploads, which s3rver lacks, from its upload directory.
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
@@ -15,10 +17,10 @@ import { checkSignature, type S3Credentials, type S3Refusal } from './s3-sigv4-c
 
 export interface ProxyOptions {
   credentials: S3Credentials;
-  /** s3rver's port on 127.0.0.1. */
+  /** The S3 server's port on 127.0.0.1. */
   innerPort: number;
-  /** s3rver's directory (for its multipart uploads). */
-  directory: string;
+  /** s3rver and its directory (for its multipart uploads), or RGW, which needs no help. */
+  inner: { kind: 's3rver'; directory: string } | { kind: 'rgw' };
 }
 
 export interface LoggedRequest {
@@ -141,6 +143,7 @@ export class SigningProxy {
         message: `this test server does not check ${checksumHeader}: set requestChecksumCalculation and responseChecksumValidation to WHEN_REQUIRED`,
       });
     }
+    if (this.options.inner.kind === 'rgw') return this.forward(req, res, req);
     const target = new URL(url, 'http://s3');
     const [, bucket = '', ...keyParts] = target.pathname.split('/');
     const key = keyParts.map(decodeURIComponent).join('/');
@@ -179,15 +182,24 @@ export class SigningProxy {
     }
   }
 
-  /** Sends the request on to s3rver without the client's signature, and its answer back once it is complete. */
+  /** Sends the request on (to s3rver without the client's signature), and the answer back once it is complete. */
   private forward(req: IncomingMessage, res: ServerResponse, body: Buffer | IncomingMessage): Promise<void> {
     const target = new URL(req.url ?? '/', 'http://s3');
-    for (const name of [...target.searchParams.keys()]) if (name.startsWith('X-Amz-')) target.searchParams.delete(name);
-    const headers = { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...req.headers, ...innerAuthorization(), host: `127.0.0.1:${this.options.innerPort}` };
+    let headers: Record<string, string | string[] | undefined> = req.headers;
+    if (this.options.inner.kind === 's3rver') {
+      for (const name of [...target.searchParams.keys()]) if (name.startsWith('X-Amz-')) target.searchParams.delete(name);
+      headers = { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...req.headers, ...innerAuthorization(), host: `127.0.0.1:${this.options.innerPort}` };
+    }
     const cut = this.cuts.find((rule) => rule.method === req.method && (req.url ?? '').includes(rule.match));
     return new Promise<void>((resolve, reject) => {
       const inner = httpRequest(
-        { host: '127.0.0.1', port: this.options.innerPort, method: req.method, path: target.pathname + target.search, headers },
+        {
+          host: '127.0.0.1',
+          port: this.options.innerPort,
+          method: req.method,
+          path: this.options.inner.kind === 'rgw' ? (req.url ?? '/') : target.pathname + target.search,
+          headers,
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
@@ -247,8 +259,13 @@ export class SigningProxy {
     res.writeHead(204).end();
   }
 
+  private get s3rverDirectory(): string {
+    if (this.options.inner.kind !== 's3rver') throw new Error('only s3rver needs its uploads answered');
+    return this.options.inner.directory;
+  }
+
   private async abortUpload(res: ServerResponse, bucket: string, uploadId: string): Promise<void> {
-    const dir = join(this.options.directory, bucket, UPLOADS_DIR, uploadId);
+    const dir = join(this.s3rverDirectory, bucket, UPLOADS_DIR, uploadId);
     if (!/^[0-9a-f]+$/.test(uploadId) || !(await stat(dir).catch(() => null))) {
       return sendError(res, { status: 404, code: 'NoSuchUpload', message: 'The specified upload does not exist.' });
     }
@@ -257,7 +274,7 @@ export class SigningProxy {
   }
 
   private async listUploads(res: ServerResponse, bucket: string, prefix: string): Promise<void> {
-    const dir = join(this.options.directory, bucket, UPLOADS_DIR);
+    const dir = join(this.s3rverDirectory, bucket, UPLOADS_DIR);
     const uploads: string[] = [];
     for (const id of await readdir(dir).catch(() => [] as string[])) {
       const key = await readFile(join(dir, id, 'key'), 'utf8').catch(() => null);

@@ -15,10 +15,10 @@ export const RECORD_KINDS = [
 ] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
-const named = <T>(items: Iterable<T>, name: (item: T) => unknown, value: (item: T) => unknown = (item) => item) =>
-  new Map(Array.from(items, (item) => [JSON.stringify(name(item)), value(item)] as const));
+const named = async <T>(items: Iterable<T> | AsyncIterable<T>, name: (item: T) => unknown, value: (item: T) => unknown = (item) => item) =>
+  new Map((await Array.fromAsync(items)).map((item) => [JSON.stringify(name(item)), value(item)] as const));
 
-export function storedRecords(storage: Pick<Storage, 'index' | 'documents' | 'cachedFiles'>, kind: RecordKind): Map<string, unknown> {
+export async function storedRecords(storage: Pick<Storage, 'index' | 'documents' | 'cachedFiles'>, kind: RecordKind): Promise<Map<string, unknown>> {
   if (kind === 'upstream-docs')
     return named(
       storage.documents.entries(),
@@ -31,7 +31,7 @@ export function storedRecords(storage: Pick<Storage, 'index' | 'documents' | 'ca
       (f) => f.id,
       (f) => f.record,
     );
-  return storage.index.readSnapshot((view) => {
+  return storage.index.readSnapshot(async (view) => {
     switch (kind) {
       case 'projects':
         return named(view.projects(), (p) => p.name);

@@ -1,7 +1,9 @@
 /**
  * The S3 blob store when S3 says no or does not answer: wrong secret, unknown key, wrong region, missing
  * bucket (each a one-line message naming the bucket, the endpoint and S3's code), and endpoints that never
- * answer or refuse connections (given up on within the configured bound).
+ * answer or refuse connections (given up on within the configured bound). On s3rver, the fast tier's fake
+ * S3 (the proxy in front of it refuses signatures and holds PUTs), which also shows what a real S3 does not:
+ * a cut PUT kept as a partial object. The rest of the S3 blob store: test/slow/blob-store-s3.test.ts (RGW).
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
@@ -14,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import type { S3BlobStoreOptions } from '../../src/store/s3/s3-blob-store.js';
 import { REPO } from '../helpers/child-server.js';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
-import { openS3Store } from '../helpers/s3-test-stores.js';
+import { openS3Store, storedBlobs } from '../helpers/s3-test-stores.js';
 
 const sha = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -169,5 +171,34 @@ describe('S3 blob store', () => {
       assert.notEqual(bad.code, 0);
       assert.match(bad.out, /failed: (SignatureDoesNotMatch|AccessDenied)/);
     });
+  });
+
+  test('a small upload cut part-way leaves only a temporary key (s3rver keeps a partial object), which purgeTmp removes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'larder-s3-partial-'));
+    const bucket = await s3.createBucket();
+    const store = openStore(bucket, join(dir, 'data'));
+    await store.init();
+    const temporaryKeys = async () => [...(await storedBlobs(s3, store, bucket)).keys()].filter((key) => key.includes('/tmp/'));
+    try {
+      const bytes = randomBytes(300_000);
+      const tmp = store.tmpPath('cut-small');
+      await writeFile(tmp, bytes);
+      await s3.cut('PUT', '/tmp/', 100_000);
+      try {
+        await assert.rejects(store.commit(tmp, sha(bytes)));
+      } finally {
+        await s3.uncut();
+      }
+      assert.equal(await store.has(sha(bytes)), false);
+      const left = await temporaryKeys();
+      assert.ok(left.length > 0, 's3rver keeps the cut PUT as a partial object at the temporary key');
+      await store.purgeTmp();
+      assert.deepEqual(await temporaryKeys(), left, 'young temporary keys may be another node’s uploads in flight: they stay');
+      assert.equal(await store.purgeTmp(Date.now() + 60_000), left.length);
+      assert.deepEqual(await temporaryKeys(), []);
+    } finally {
+      store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

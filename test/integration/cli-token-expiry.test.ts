@@ -33,10 +33,10 @@ describe('larder token create --expires', () => {
     const storage = openStorage(data);
     try {
       const meta = storage.index;
-      assert.equal(meta.getTokenByHash(dated.hash)!.expiresAt, '2099-01-31T00:00:00.000Z');
-      const record = meta.getTokenByHash(lasting.hash)!;
+      assert.equal((await meta.getTokenByHash(dated.hash))!.expiresAt, '2099-01-31T00:00:00.000Z');
+      const record = (await meta.getTokenByHash(lasting.hash))!;
       assert.equal(Date.parse(record.expiresAt!) - Date.parse(record.createdAt), 30 * 86_400_000);
-      assert.equal(meta.getTokenByHash(forever.hash)!.expiresAt, undefined);
+      assert.equal((await meta.getTokenByHash(forever.hash))!.expiresAt, undefined);
       // One that has expired already (written directly: the command refuses a past expiry).
       await meta.putToken({ ...record, id: 'e'.repeat(12), hash: 'e'.repeat(64), expiresAt: '2020-01-01T00:00:00.000Z' });
     } finally {

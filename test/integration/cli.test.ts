@@ -102,12 +102,12 @@ describe('larder CLI', () => {
     const storage = openStorage(data);
     const meta = storage.index;
     try {
-      const record = meta.getTokenByHash(hashToken(token));
+      const record = await meta.getTokenByHash(hashToken(token));
       assert.ok(record);
       assert.equal(record.user, 'alice');
       assert.deepEqual(record.projects, ['foo-bar']);
       assert.equal(record.description, 'ci token');
-      assert.ok(!JSON.stringify(meta.listTokens()).includes(token));
+      assert.ok(!JSON.stringify(await meta.listTokens()).includes(token));
     } finally {
       await storage.close();
     }
@@ -294,7 +294,7 @@ describe('larder CLI', () => {
       const run = await larder(['project', 'allow-name', 'Some_Upstream.Name', '--data', server.data]);
       assertOk(run);
       assert.match(run.stdout, /some-upstream-name/);
-      assert.equal(server.larder.meta.isNameAllowed('some-upstream-name'), true);
+      assert.equal(await server.larder.meta.isNameAllowed('some-upstream-name'), true);
       assertOneLineError(await larder(['project', 'allow-name', 'not valid!', '--data', server.data]), /not a valid project name/);
     });
 

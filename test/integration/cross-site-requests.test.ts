@@ -60,7 +60,7 @@ describe('cross-site requests (read auth on)', () => {
   });
 
   test('Sec-Fetch-Site: cross-site is refused on /api and /legacy/, with valid Basic credentials, and changes nothing', async () => {
-    const serial = server.larder.meta.lastSerial();
+    const serial = await server.larder.meta.lastSerial();
     const cross = { 'Sec-Fetch-Site': 'cross-site' };
     // The attack's own shape (a form-encoded body) and a JSON one: both are refused before anything else.
     await assertRefused(await yank(cross, new URLSearchParams({ reason: 'forged' })), 'form yank', /Sec-Fetch-Site: cross-site/);
@@ -74,11 +74,11 @@ describe('cross-site requests (read auth on)', () => {
     assert.equal(await yanked('1.0'), false);
     assert.ok(!(await releases()).includes(refusedVersion), 'no upload happened');
     assert.deepEqual(await releases(), ['1.0']);
-    assert.equal(server.larder.meta.lastSerial(), serial, 'nothing was written');
+    assert.equal(await server.larder.meta.lastSerial(), serial, 'nothing was written');
   });
 
   test("an Origin that is not larder's own is refused, as is Origin: null and a same-site page of another origin", async () => {
-    const serial = server.larder.meta.lastSerial();
+    const serial = await server.larder.meta.lastSerial();
     await assertRefused(await yank({ Origin: EVIL }), 'foreign Origin', /comes from a page of https:\/\/evil\.example, not of larder/);
     await assertRefused(await yank({ Origin: 'null' }), 'Origin: null', /Origin: null/);
     // A sibling subdomain is the same site but not the same origin.
@@ -96,7 +96,7 @@ describe('cross-site requests (read auth on)', () => {
     assert.ok((await long.text()).length < 400);
     assert.equal(await yanked('1.0'), false);
     assert.deepEqual(await releases(), ['1.0']);
-    assert.equal(server.larder.meta.lastSerial(), serial);
+    assert.equal(await server.larder.meta.lastSerial(), serial);
   });
 
   test("a browser's same-origin request goes through (Origin equal to larder's own)", async () => {

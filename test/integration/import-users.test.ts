@@ -88,7 +88,7 @@ describe('import and the users of an archive', () => {
     await source.addUser('carol', 'carol-password');
     await source.addUser('root', 'root-password', true);
     for (const name of ['alice', 'carol', 'root']) tokens[name] = await source.addToken(name);
-    carol = source.larder.meta.getUser('carol')!;
+    carol = (await source.larder.meta.getUser('carol'))!;
     const wheel = await buildWheel(join(dir, 'd'), { name: 'acme-users', version: '1.0' });
     const res = await fetch(`${source.url}/legacy/`, { method: 'POST', body: await uploadForm(wheel), headers: { Authorization: token(tokens.alice!) } });
     assert.equal(res.status, 200, res.statusText);
@@ -125,7 +125,7 @@ describe('import and the users of an archive', () => {
     assert.deepEqual(lines(dry.stdout).slice(0, 4), listing);
     const storage = openStorage(data);
     try {
-      assert.equal(storage.index.getUser('root'), undefined);
+      assert.equal(await storage.index.getUser('root'), undefined);
     } finally {
       await storage.close();
     }

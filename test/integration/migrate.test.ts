@@ -178,7 +178,7 @@ describe('larder migrate', () => {
     assert.match(first.stderr, /larder: migration incomplete/);
     const storage = openStorage(target);
     try {
-      assert.equal(storage.index.projectCount(), 0, 'no record before every blob is there');
+      assert.equal(await storage.index.projectCount(), 0, 'no record before every blob is there');
     } finally {
       await storage.close();
     }
@@ -209,7 +209,7 @@ describe('larder migrate', () => {
       const second = await migrate(src, { index: tgt.index, policy: tgt.policy, blobs: real }, { report: (l) => lines2.push(l), verify: true });
       assert.equal(second.ok, true, lines2.join('\n'));
       assert.match(lines2.join('\n'), /blobs: copied 4 blobs .*, 2 already in the target/);
-      assert.equal(tgt.index.getRelease('acme-one', '1.0')?.yankedReason, 'broken build');
+      assert.equal((await tgt.index.getRelease('acme-one', '1.0'))?.yankedReason, 'broken build');
       assert.equal(existsSync(join(targetDir, 'tmp')) ? (await import('node:fs')).readdirSync(join(targetDir, 'tmp')).length : 0, 0, 'no temporary file left');
     } finally {
       await src.close();
@@ -254,8 +254,8 @@ describe('larder migrate', () => {
     assert.match(run.stdout, /check FAILED/);
     const storage = openStorage(targetDir);
     try {
-      assert.equal(storage.index.getFile('acme-two', impostor.filename)?.sha256, impostor.sha256, "the target's file is kept");
-      assert.ok(storage.index.getFile('acme-one', oneWheel.filename), 'the rest was migrated');
+      assert.equal((await storage.index.getFile('acme-two', impostor.filename))?.sha256, impostor.sha256, "the target's file is kept");
+      assert.ok(await storage.index.getFile('acme-one', oneWheel.filename), 'the rest was migrated');
     } finally {
       await storage.close();
     }

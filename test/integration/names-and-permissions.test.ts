@@ -255,7 +255,7 @@ describe('who may yank, unyank and remove', () => {
   test('a maintainer may upload, but gets a 403 for yank, unyank and every removal', async () => {
     const res = await upload(wheels[2]!, maintainer);
     assert.equal(res.status, 200, res.statusText);
-    const serial = server.larder.meta.lastSerial();
+    const serial = await server.larder.meta.lastSerial();
     const refused: [string, string, unknown?][] = [
       ['POST', '/api/projects/acme-perm/releases/1.0/yank'],
       ['POST', '/api/projects/acme-perm/releases/1.0/unyank'],
@@ -275,7 +275,7 @@ describe('who may yank, unyank and remove', () => {
       );
       assert.equal(r.statusText, body.trimEnd());
     }
-    assert.equal(server.larder.meta.lastSerial(), serial, 'nothing changed');
+    assert.equal(await server.larder.meta.lastSerial(), serial, 'nothing changed');
     assert.equal((await releaseDoc('1.0')).doc!.info.yanked, false);
     assert.equal((await fetch(`${server.url}/packages/acme-perm/${wheels[0]!.filename}`)).status, 200);
   });

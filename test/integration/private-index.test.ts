@@ -177,10 +177,10 @@ describe('private index over HTTP', () => {
   });
 
   test('an identical re-upload is 200 and changes nothing; different bytes are a 409', async () => {
-    const serialBefore = server.larder.meta.lastSerial();
+    const serialBefore = await server.larder.meta.lastSerial();
     const same = await upload(wheel);
     assert.equal(same.status, 200);
-    assert.equal(server.larder.meta.lastSerial(), serialBefore);
+    assert.equal(await server.larder.meta.lastSerial(), serialBefore);
     const other = await buildWheel(join(dir, 'other'), { name: 'Acme.Widgets', version: '1.0', modules: { 'acme_widgets/__init__.py': 'VALUE = 2\n' } });
     const res = await upload(other);
     assert.equal(res.status, 409);

@@ -128,10 +128,11 @@ describe('several upstreams', () => {
     const file = await fetch(`${l.url}/packages/shared-lib/${d.sharedPypi!.filename}`);
     assert.equal(file.status, 200);
     await file.arrayBuffer();
-    const records = () => Array.from(l.larder.storage.cachedFiles.entries()).map((e) => `${e.id.project} ${e.id.filename}`);
-    await eventually(() => records().length === 2, 'both downloads are recorded');
-    assert.ok(records().includes(`torch ${d.torchOwn!.filename}`), records().join('\n'));
-    assert.ok(records().includes(`pypi/shared-lib ${d.sharedPypi!.filename}`), records().join('\n'));
+    const records = async () => (await Array.fromAsync(l.larder.storage.cachedFiles.entries())).map((e) => `${e.id.project} ${e.id.filename}`);
+    await eventually(async () => (await records()).length === 2, 'both downloads are recorded');
+    const recorded = await records();
+    assert.ok(recorded.includes(`torch ${d.torchOwn!.filename}`), recorded.join('\n'));
+    assert.ok(recorded.includes(`pypi/shared-lib ${d.sharedPypi!.filename}`), recorded.join('\n'));
     assert.ok(l.larder.storage.documents.get({ kind: 'page', project: 'torch' }));
     assert.equal(l.larder.storage.documents.get({ kind: 'page', project: 'vendor-sdk' }), undefined);
     assert.ok(l.larder.storage.upstreamDocuments('vendor').get({ kind: 'page', project: 'vendor-sdk' }));

@@ -205,7 +205,7 @@ describe('supply-chain policy', () => {
       l.larder.reloadPolicy({ ...l.larder.config, allow: [] });
       const root = await get(`${l.url}/simple/`);
       assert.equal(root.status, 200);
-      const collisions = Array.from(l.larder.storage.policy.collisions());
+      const collisions = Array.from(await l.larder.storage.policy.collisions());
       assert.deepEqual(
         collisions.map((c) => [c.project, c.upstream]),
         [['acme-internal', '127.0.0.1']],

@@ -116,14 +116,15 @@ async function dataState(data: string): Promise<{ blobs: string[]; records: Reco
   const storage = openStorage(data);
   try {
     const records: Record<string, string[]> = {};
-    for (const kind of RECORD_KINDS) records[kind] = Array.from(storedRecords(storage, kind), ([name, value]) => JSON.stringify([JSON.parse(name), value]));
+    for (const kind of RECORD_KINDS)
+      records[kind] = Array.from(await storedRecords(storage, kind), ([name, value]) => JSON.stringify([JSON.parse(name), value]));
     let tmp: string[] = [];
     try {
       tmp = readdirSync(join(data, 'tmp'));
     } catch {
       /* none */
     }
-    return { blobs: blobs.sort(), records, serial: storage.index.lastSerial(), tmp };
+    return { blobs: blobs.sort(), records, serial: await storage.index.lastSerial(), tmp };
   } finally {
     await storage.close();
   }
@@ -268,21 +269,21 @@ describe('export and import (larder export / larder import)', () => {
     const { index: meta, blobs } = storage;
     try {
       const hashOf = (sha: string) => sha256(readFileSync(blobs.localPath(sha)!));
-      const local = [...meta.allFiles()];
+      const local = await Array.fromAsync(meta.allFiles());
       assert.equal(local.length, header.counts.records.files);
       for (const f of local) {
         assert.equal(hashOf(f.sha256), f.sha256, f.filename);
         if (f.metadataSha256) assert.equal(hashOf(f.metadataSha256), f.metadataSha256, `${f.filename}.metadata`);
       }
-      assert.equal(meta.projectCount(), header.counts.records.projects);
-      const cached = Array.from(storage.cachedFiles.entries());
+      assert.equal(await meta.projectCount(), header.counts.records.projects);
+      const cached = await Array.fromAsync(storage.cachedFiles.entries());
       assert.equal(cached.length, header.counts.records['upstream-files']);
       for (const { record } of cached) assert.equal(hashOf(record.sha256), record.sha256);
       assert.equal(Array.from(storage.documents.entries()).length, header.counts.records['upstream-docs']);
       // Every added file took a local serial with a changelog entry.
-      const changes = meta.changesSince(0);
+      const changes = await meta.changesSince(0);
       assert.equal(changes.filter((c) => c.action === 'add file').length, local.length);
-      assert.equal(meta.lastSerial(), local.length + header.counts.records.projects!);
+      assert.equal(await meta.lastSerial(), local.length + header.counts.records.projects!);
     } finally {
       await storage.close();
     }
@@ -330,7 +331,7 @@ describe('export and import (larder export / larder import)', () => {
     assert.equal(mine.filename, oneWheel.filename);
     assert.notEqual(mine.sha256, oneWheel.sha256);
     await upload(target, mine);
-    const serialBefore = target.larder.meta.lastSerial();
+    const serialBefore = await target.larder.meta.lastSerial();
 
     const run = await larderCli(['import', archivePath, '--data', target.data]);
     assert.equal(run.code, 0, output(run));
@@ -350,7 +351,7 @@ describe('export and import (larder export / larder import)', () => {
       'the sdist from the archive was added',
     );
     assert.equal((await fetch(`${target.url}/simple/acme-two/`)).status, 200);
-    assert.ok(target.larder.meta.lastSerial() > serialBefore, 'serials only grow');
+    assert.ok((await target.larder.meta.lastSerial()) > serialBefore, 'serials only grow');
     const wheel = await fetch(`${target.url}/packages/acme-one/${oneWheel.filename}`);
     assert.equal(sha256(Buffer.from(await wheel.arrayBuffer())), mine.sha256);
   });
@@ -467,7 +468,7 @@ describe('export and import (larder export / larder import)', () => {
       users.records('users').map((r) => r.k),
       ['alice'],
     );
-    assert.equal(users.records('users')[0]!.v.passwordHash, source.larder.meta.getUser('alice')!.passwordHash);
+    assert.equal(users.records('users')[0]!.v.passwordHash, (await source.larder.meta.getUser('alice'))!.passwordHash);
 
     // A cache-only import brings no private project; a users import brings alice along.
     const t1 = await mkdtemp(join(tmpdir(), 'larder-transfer-sel-'));
@@ -548,10 +549,10 @@ describe('every record kind round-trips through export and import into an empty 
   const root = basicAuth('root', 'root-password');
 
   const records = storedRecords;
-  const sameRecords = (kind: RecordKind) => {
-    const here = records(source.larder.storage, kind);
+  const sameRecords = async (kind: RecordKind) => {
+    const here = await records(source.larder.storage, kind);
     assert.ok(here.size > 0, `the source has ${kind} records`);
-    assert.deepEqual(records(targetStorage, kind), here, kind);
+    assert.deepEqual(await records(targetStorage, kind), here, kind);
   };
   const call = async (method: string, path: string, auth: string, body?: unknown) => {
     const res = await fetch(`${source.url}${path}`, {
@@ -616,9 +617,9 @@ describe('every record kind round-trips through export and import into an empty 
       { kind: 'releases', project: 'up-lib' },
       { kind: 'release', project: 'up-lib', version: '1.0' },
     ];
-    await eventually(() => {
-      const docKeys = [...records(source.larder.storage, 'upstream-docs').keys()];
-      return docs.every((id) => docKeys.includes(JSON.stringify(id))) && records(source.larder.storage, 'upstream-files').size === 2;
+    await eventually(async () => {
+      const docKeys = [...(await records(source.larder.storage, 'upstream-docs')).keys()];
+      return docs.every((id) => docKeys.includes(JSON.stringify(id))) && (await records(source.larder.storage, 'upstream-files')).size === 2;
     }, 'the source caches the page, both JSON documents, the wheel and its .metadata');
 
     const archive = join(dir, 'all.tar');
@@ -638,9 +639,9 @@ describe('every record kind round-trips through export and import into an empty 
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  test('projects: owners, maintainers and display names (serials are new here)', () => {
-    const here = records(source.larder.storage, 'projects');
-    const there = records(targetStorage, 'projects');
+  test('projects: owners, maintainers and display names (serials are new here)', async () => {
+    const here = await records(source.larder.storage, 'projects');
+    const there = await records(targetStorage, 'projects');
     assert.deepEqual([...there.keys()], [...here.keys()]);
     for (const [key, value] of here) {
       const { serial, ...rest } = value as ProjectRecord;
@@ -652,15 +653,15 @@ describe('every record kind round-trips through export and import into an empty 
   });
 
   test('releases, with their yanks', async () => {
-    sameRecords('releases');
+    await sameRecords('releases');
     const doc = (await (await fetch(`${offline.url}/pypi/acme-rt/1.0/json`)).json()) as { info: { yanked: boolean; yanked_reason: string } };
     assert.equal(doc.info.yanked, true);
     assert.equal(doc.info.yanked_reason, 'broken build');
   });
 
   test('files, with their .metadata and .asc blobs', async () => {
-    sameRecords('files');
-    const file = targetStorage.index.getFile('acme-rt', signed.filename)!;
+    await sameRecords('files');
+    const file = (await targetStorage.index.getFile('acme-rt', signed.filename))!;
     assert.equal(file.metadataSha256, signed.metadataSha256);
     assert.equal(file.signatureSha256, sha256(signature));
     for (const [suffix, digest] of [
@@ -675,28 +676,28 @@ describe('every record kind round-trips through export and import into an empty 
   });
 
   test('deleted files: their names stay reserved', async () => {
-    sameRecords('deleted-files');
+    await sameRecords('deleted-files');
     const res = await upload(offline, reserved, alice);
     assert.equal(res.status, 400);
     assert.match(res.statusText, /previously used by a file that has since been deleted/);
   });
 
-  test('allowed names', () => {
-    sameRecords('allowed-names');
-    assert.equal(targetStorage.index.isNameAllowed('some-allowed'), true);
+  test('allowed names', async () => {
+    await sameRecords('allowed-names');
+    assert.equal(await targetStorage.index.isNameAllowed('some-allowed'), true);
   });
 
   test('users and tokens (export and import --include-users, --grant-admins): they sign in here', async () => {
-    sameRecords('users');
-    sameRecords('tokens');
+    await sameRecords('users');
+    await sameRecords('tokens');
     const next = await buildWheel(join(dir, 'q'), { name: 'Acme.RT', version: '3.0' });
     const res = await upload(offline, next, basicAuth('__token__', token));
     assert.equal(res.status, 200, res.statusText);
   });
 
   test('upstream documents: project pages, project JSON and per-version JSON', async () => {
-    sameRecords('upstream-docs');
-    const keys = [...records(targetStorage, 'upstream-docs').keys()];
+    await sameRecords('upstream-docs');
+    const keys = [...(await records(targetStorage, 'upstream-docs')).keys()];
     assert.ok(keys.includes(JSON.stringify({ kind: 'release', project: 'up-lib', version: '1.0' })), keys.join(' '));
     const res = await fetch(`${offline.url}/pypi/up-lib/1.0/json`);
     assert.equal(res.status, 200);
@@ -704,7 +705,7 @@ describe('every record kind round-trips through export and import into an empty 
   });
 
   test('upstream files', async () => {
-    sameRecords('upstream-files');
+    await sameRecords('upstream-files');
     const res = await fetch(`${offline.url}/packages/up-lib/${upNew.filename}`);
     assert.equal(res.status, 200);
     assert.equal(sha256(Buffer.from(await res.arrayBuffer())), upNew.sha256);

@@ -259,6 +259,6 @@ describe('publisher: when the final transaction still refuses', () => {
     assert.equal(existsSync(blobs.localPath(theirs.sha256)!), true, "the other writer's blob stays");
     assert.equal(existsSync(blobs.localPath(signatureSha)!), true, 'a blob that was here before this upload stays');
     assert.deepEqual(await readdir(blobs.tmpDir), []);
-    assert.equal(meta.getFile('acme-race', ours.filename)!.sha256, theirs.sha256);
+    assert.equal((await meta.getFile('acme-race', ours.filename))!.sha256, theirs.sha256);
   });
 });

@@ -66,9 +66,9 @@ describe('removing a user', () => {
       const again = await upload(v11, auth);
       assert.equal(again.status, 403, again.statusText);
     }
-    assert.equal(server.larder.meta.getRelease('acme-roles', '1.0')!.yanked, false);
-    assert.equal(server.larder.meta.getRelease('acme-roles', '1.1'), undefined);
-    const project = server.larder.meta.getProject('acme-roles')!;
+    assert.equal((await server.larder.meta.getRelease('acme-roles', '1.0'))!.yanked, false);
+    assert.equal(await server.larder.meta.getRelease('acme-roles', '1.1'), undefined);
+    const project = (await server.larder.meta.getProject('acme-roles'))!;
     assert.deepEqual([project.owners, project.maintainers], [[], []]);
   });
 
@@ -78,9 +78,9 @@ describe('removing a user', () => {
     await server.addToken('dave');
     assert.ok(await meta.addMaintainer('acme-roles', 'dave', null));
     assert.equal(await meta.removeUser('dave'), true);
-    assert.equal(meta.getUser('dave'), undefined);
-    assert.deepEqual(meta.listTokens('dave'), []);
-    assert.ok(!meta.getProject('acme-roles')!.maintainers.includes('dave'));
+    assert.equal(await meta.getUser('dave'), undefined);
+    assert.deepEqual(await meta.listTokens('dave'), []);
+    assert.ok(!(await meta.getProject('acme-roles'))!.maintainers.includes('dave'));
     assert.equal(await meta.removeUser('dave'), false);
   });
 });

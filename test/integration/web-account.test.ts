@@ -109,7 +109,7 @@ describe('the account page: API tokens', () => {
     assert.equal((await upload('acme-widgets', tokenAuth(token))).status, 200, 'the token uploads');
     assert.equal((await upload('brand-new-project', tokenAuth(token))).status, 200, 'a token for all projects may create one');
 
-    const [record] = server.larder.meta.listTokens('alice');
+    const [record] = await server.larder.meta.listTokens('alice');
     assert.ok(record);
     assert.equal(record.description, 'CI uploads');
     assert.equal(record.projects, null);
@@ -127,13 +127,13 @@ describe('the account page: API tokens', () => {
     const bobCsrf = formToken(await web.page('/account/', bobCookie));
     const notHis = await web.post(`/account/tokens/${record.id}/revoke`, [['csrf', bobCsrf]], { Cookie: bobCookie });
     assert.equal(notHis.status, 404, "bob cannot revoke alice's token");
-    assert.equal(server.larder.meta.listTokens('alice').length, 1);
+    assert.equal((await server.larder.meta.listTokens('alice')).length, 1);
 
     const revoked = await web.post(`/account/tokens/${record.id}/revoke`, [['csrf', csrf]], { Cookie: cookie });
     assert.equal(revoked.status, 303);
     assert.equal(revoked.headers.get('location'), '/account/?done=revoked');
     assert.match(await web.page('/account/?done=revoked', cookie), /The token was revoked/);
-    assert.deepEqual(server.larder.meta.listTokens('alice'), []);
+    assert.deepEqual(await server.larder.meta.listTokens('alice'), []);
     assert.equal((await upload('acme-widgets', tokenAuth(token))).status, 403, 'a revoked token is refused');
   });
 
@@ -144,7 +144,7 @@ describe('the account page: API tokens', () => {
     const token = secretOf(await res.text());
     assert.equal((await upload('acme-widgets', tokenAuth(token))).status, 200);
     assert.equal((await upload('acme-tools', tokenAuth(token))).status, 403);
-    const record = server.larder.meta.listTokens('alice').find((t) => t.description === 'widgets only')!;
+    const record = (await server.larder.meta.listTokens('alice')).find((t) => t.description === 'widgets only')!;
     assert.deepEqual(record.projects, ['acme-widgets']);
     assert.equal(record.expiresAt, undefined, 'never expires');
 
@@ -159,14 +159,14 @@ describe('the account page: API tokens', () => {
       assert.equal(refused.status, 400, fields);
       if (message) assert.match(await refused.text(), message);
     }
-    assert.equal(server.larder.meta.listTokens('alice').filter((t) => t.description !== 'widgets only').length, 0, 'nothing refused was created');
+    assert.equal((await server.larder.meta.listTokens('alice')).filter((t) => t.description !== 'widgets only').length, 0, 'nothing refused was created');
   });
 
   test('an expired token is refused with a message naming it and its expiry (the clock is moved)', async () => {
     const cookie = await web.login('bob', 'bob-password');
     const res = await createToken(cookie, 'description=short-lived&scope=all&expires=30d');
     const token = secretOf(await res.text());
-    const { id } = server.larder.meta.listTokens('bob').find((t) => t.description === 'short-lived')!;
+    const { id } = (await server.larder.meta.listTokens('bob')).find((t) => t.description === 'short-lived')!;
     clock.advance(29 * DAY);
     assert.equal((await upload('bobs-thing', tokenAuth(token))).status, 200, 'still good a day before');
     clock.advance(DAY);
@@ -184,7 +184,7 @@ describe('the account page: API tokens', () => {
 
   test('every form needs the session form token; an API token cannot manage the account', async () => {
     const cookie = await web.login('alice', 'alice-password');
-    const before = server.larder.meta.listTokens('alice').length;
+    const before = (await server.larder.meta.listTokens('alice')).length;
     const noToken = await web.post(
       '/account/tokens/',
       [
@@ -213,7 +213,7 @@ describe('the account page: API tokens', () => {
       { Cookie: cookie },
     );
     assert.equal(passwordForged.status, 403);
-    assert.equal(server.larder.meta.listTokens('alice').length, before, 'no token was made');
+    assert.equal((await server.larder.meta.listTokens('alice')).length, before, 'no token was made');
 
     // A token (even one for all projects) can read the form token off a project page it may manage, but
     // the account forms still refuse it: a token must not mint tokens or change the password.
@@ -236,7 +236,7 @@ describe('the account page: API tokens', () => {
     );
     assert.equal(minted.status, 403);
     assert.match(await minted.text(), /log in with your user name and password/);
-    assert.equal(server.larder.meta.listTokens('alice').length, before + 1, 'only the test token exists');
+    assert.equal((await server.larder.meta.listTokens('alice')).length, before + 1, 'only the test token exists');
 
     // HTTP Basic with the password is a login like the cookie: its form token works.
     const basic = { Authorization: basicAuth('alice', 'alice-password') };
@@ -367,11 +367,11 @@ describe('the users page', () => {
     const csrf = formToken(await web.page('/account/', cookie));
     const created = await add(cookie, csrf, 'frank', 'frank-password', true);
     assert.equal(created.status, 403);
-    assert.equal(server.larder.meta.getUser('frank'), undefined);
+    assert.equal(await server.larder.meta.getUser('frank'), undefined);
     assert.equal((await setAdmin(cookie, csrf, 'erin', true)).status, 403);
-    assert.equal(server.larder.meta.getUser('erin')!.admin, false);
+    assert.equal((await server.larder.meta.getUser('erin'))!.admin, false);
     assert.equal((await web.post('/admin/users/root/remove', [['csrf', csrf]], { Cookie: cookie })).status, 403);
-    assert.ok(server.larder.meta.getUser('root'));
+    assert.ok(await server.larder.meta.getUser('root'));
     assert.equal((await web.get('/admin/users/')).status, 303, 'nobody is sent to the login form');
   });
 
@@ -392,19 +392,19 @@ describe('the users page', () => {
     const short = await add(cookie, csrf, 'frank', 'short');
     assert.equal(short.status, 400);
     assert.match(await short.text(), /at least 8 characters/);
-    assert.equal(server.larder.meta.getUser('frank'), undefined);
+    assert.equal(await server.larder.meta.getUser('frank'), undefined);
 
     const made = await add(cookie, csrf, 'frank', 'frank-password');
     assert.equal(made.status, 303);
     assert.equal(made.headers.get('location'), '/admin/users/?done=added&user=frank');
     assert.match(await web.page(made.headers.get('location')!, cookie), /User frank was added/);
-    assert.equal(server.larder.meta.getUser('frank')!.admin, false);
+    assert.equal((await server.larder.meta.getUser('frank'))!.admin, false);
     const frank = await web.login('frank', 'frank-password');
     assert.equal((await web.get('/admin/users/', { Cookie: frank })).status, 403);
 
     const promote = await setAdmin(cookie, csrf, 'frank', true);
     assert.equal(promote.status, 303);
-    assert.equal(server.larder.meta.getUser('frank')!.admin, true);
+    assert.equal((await server.larder.meta.getUser('frank'))!.admin, true);
     assert.equal((await web.get('/admin/users/', { Cookie: frank })).status, 200, "frank's session sees the new role at once");
     const demote = await setAdmin(cookie, csrf, 'frank', false);
     assert.equal(demote.status, 303);
@@ -413,17 +413,17 @@ describe('the users page', () => {
     const self = await setAdmin(cookie, csrf, 'root', false);
     assert.equal(self.status, 400);
     assert.match(await self.text(), /You cannot change your own role here/);
-    assert.equal(server.larder.meta.getUser('root')!.admin, true);
+    assert.equal((await server.larder.meta.getUser('root'))!.admin, true);
     assert.equal((await web.post('/admin/users/root/remove', [['csrf', csrf]], { Cookie: cookie })).status, 400);
     assert.equal((await web.post('/admin/users/nobody/remove', [['csrf', csrf]], { Cookie: cookie })).status, 404);
 
     await server.addToken('frank');
     const removed = await web.post('/admin/users/frank/remove', [['csrf', csrf]], { Cookie: cookie });
     assert.equal(removed.status, 303);
-    assert.equal(server.larder.meta.getUser('frank'), undefined);
-    assert.deepEqual(server.larder.meta.listTokens('frank'), [], 'their tokens went with them');
+    assert.equal(await server.larder.meta.getUser('frank'), undefined);
+    assert.deepEqual(await server.larder.meta.listTokens('frank'), [], 'their tokens went with them');
     assert.ok(!(await (await web.get('/help/', { Cookie: frank })).text()).includes('Logged in as'), "frank's session ended");
     assert.equal((await web.post('/admin/users/erin/remove', [['admin', 'x']], { Cookie: cookie })).status, 403, 'the form token is needed here too');
-    assert.ok(server.larder.meta.getUser('erin'));
+    assert.ok(await server.larder.meta.getUser('erin'));
   });
 });

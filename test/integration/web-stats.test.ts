@@ -72,7 +72,7 @@ describe('/stats/', () => {
       assert.equal(Buffer.from(await res.arrayBuffer()).length, dist.size);
     }
     // A cached file's record is written once the download is verified, which may be just after the client's last byte.
-    await eventually(async () => server.larder.storage.cachedFiles.totals().files === 3, 'the three downloads are recorded');
+    await eventually(async () => (await server.larder.storage.cachedFiles.totals()).files === 3, 'the three downloads are recorded');
   });
   after(async () => {
     await server.close();
@@ -92,7 +92,7 @@ describe('/stats/', () => {
       'big-lib': { size: d.up1!.size + d.up2!.size },
       torch: { size: d.torch!.size },
     });
-    assert.equal(server.larder.storage.cachedFiles.totals().bytes, cachedBytes, 'the same bytes larder cache stats counts');
+    assert.equal((await server.larder.storage.cachedFiles.totals()).bytes, cachedBytes, 'the same bytes larder cache stats counts');
   });
 
   test('HTML: the site layout with each side counted, and the largest projects of each', async () => {

@@ -103,8 +103,8 @@ async function checkStore(data: string, known: Map<string, BuiltDist>, acknowled
   const storage = openStorage(data);
   const { index: meta, blobs } = storage;
   try {
-    const lastSerial = meta.lastSerial();
-    const files = [...meta.allFiles()];
+    const lastSerial = await meta.lastSerial();
+    const files = await Array.fromAsync(meta.allFiles());
     // Invariant 2: no record without its complete bytes.
     for (const file of files) {
       const path = blobs.localPath(file.sha256)!;
@@ -128,12 +128,12 @@ async function checkStore(data: string, known: Map<string, BuiltDist>, acknowled
     for (const dist of acknowledged) assert.ok(names.has(dist.filename), `${dist.filename} was acknowledged with 200 but is gone`);
 
     // Invariant 3: serials only grow; file, serial and changelog entry were written together.
-    const changes = meta.changesSince(0);
+    const changes = await meta.changesSince(0);
     if (changes.length === 0) {
       // Killed before the first transaction: nothing at all may be recorded.
       assert.equal(lastSerial, 0);
       assert.equal(files.length, 0);
-      assert.equal(meta.projectCount(), 0);
+      assert.equal(await meta.projectCount(), 0);
       return { files: 0, orphans: await countOrphans(blobs, files), projects: 0, lastSerial };
     }
     changes.forEach((c, i) => {
@@ -143,16 +143,16 @@ async function checkStore(data: string, known: Map<string, BuiltDist>, acknowled
     assert.equal(changes.at(-1)!.serial, lastSerial, 'the global serial is the last changelog entry');
     const added = changes.filter((c) => c.action === 'add file');
     assert.deepEqual(added.map((c) => c.filename).sort(), [...names].sort(), 'one "add file" entry per file record');
-    const projects = [...meta.listProjects()];
+    const projects = await Array.fromAsync(meta.listProjects());
     for (const project of projects) {
       assert.ok(project.serial <= lastSerial, `${project.name}: serial ${project.serial} > global ${lastSerial}`);
       const own = changes.filter((c) => c.project === project.name);
       assert.equal(project.serial, own.at(-1)!.serial, `${project.name}: serial is its last change`);
       assert.equal(own.filter((c) => c.action === 'create project').length, 1, `${project.name}: created once`);
-      assert.ok(meta.getFiles(project.name).length > 0, `${project.name}: a project without files`);
+      assert.ok((await meta.getFiles(project.name)).length > 0, `${project.name}: a project without files`);
     }
     for (const c of added) {
-      const release = meta.getRelease(c.project, c.version!);
+      const release = await meta.getRelease(c.project, c.version!);
       assert.ok(release, `${c.filename}: file without its release`);
     }
     return { files: files.length, orphans: await countOrphans(blobs, files), projects: projects.length, lastSerial };

@@ -113,6 +113,16 @@ describe('authenticator', () => {
     );
   });
 
+  test('concurrent wrong tokens cannot get past the address limit while their lookups are under way', async () => {
+    const auth = make(1);
+    const guesses = Array.from({ length: 5 }, (_, i) => auth.authenticate({ kind: 'token', token: `pypi-wrong-${i}` }, '10.0.0.7'));
+    const results = await Promise.allSettled(guesses);
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as LarderError).status)),
+      [null, null, null, 429, 429],
+    );
+  });
+
   test('concurrent requests with the same good password share one hash and count no failure', async () => {
     const counting = new CountingVerifier(hasher);
     counting.hold();

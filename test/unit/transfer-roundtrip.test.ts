@@ -62,7 +62,7 @@ async function fill(storage: Storage): Promise<void> {
 }
 
 function roundTrip(name: string, open: StorageFactory): void {
-  describe(`${name}: every record kind round-trips through export and import`, () => {
+  describe(`${name}: every record kind round-trips through export and import`, async () => {
     let source: Storage;
     let target: Storage;
     let summary: ImportSummary;
@@ -84,34 +84,34 @@ function roundTrip(name: string, open: StorageFactory): void {
     });
 
     for (const kind of RECORD_KINDS.filter((k) => k !== 'projects' && k !== 'changelog')) {
-      test(`${kind}: the same records`, () => {
-        const here = storedRecords(source, kind);
+      test(`${kind}: the same records`, async () => {
+        const here = await storedRecords(source, kind);
         assert.ok(here.size > 0, `the source has ${kind} records`);
-        assert.deepEqual(storedRecords(target, kind), here);
+        assert.deepEqual(await storedRecords(target, kind), here);
       });
     }
 
-    test('projects: the same, with roles, under serials of the target', () => {
-      const here = storedRecords(source, 'projects');
-      const there = storedRecords(target, 'projects');
+    test('projects: the same, with roles, under serials of the target', async () => {
+      const here = await storedRecords(source, 'projects');
+      const there = await storedRecords(target, 'projects');
       assert.deepEqual([...there.keys()], [...here.keys()]);
       const { serial: _a, ...want } = here.get('"demo"') as ProjectRecord;
       const { serial, ...got } = there.get('"demo"') as ProjectRecord;
       assert.deepEqual(got, want);
       assert.deepEqual(got.maintainers, ['bob']);
-      assert.equal(serial, target.index.lastSerial());
+      assert.equal(serial, await target.index.lastSerial());
     });
 
-    test('serial and changelog: each added project and file took a new local serial', () => {
+    test('serial and changelog: each added project and file took a new local serial', async () => {
       assert.deepEqual(
-        target.index.changesSince(0).map((c) => [c.serial, c.action, c.filename]),
+        (await target.index.changesSince(0)).map((c) => [c.serial, c.action, c.filename]),
         [
           [1, 'create project', null],
           [2, 'add file', 'demo-1.0-py3-none-any.whl'],
         ],
       );
-      assert.equal(target.index.getRelease('demo', '1.0')!.yankedReason, 'broken build');
-      assert.equal(target.index.isFilenameDeleted('demo', 'demo-0.9-py3-none-any.whl'), true);
+      assert.equal((await target.index.getRelease('demo', '1.0'))!.yankedReason, 'broken build');
+      assert.equal(await target.index.isFilenameDeleted('demo', 'demo-0.9-py3-none-any.whl'), true);
     });
 
     test('blobs: every referenced blob, and only those', async () => {

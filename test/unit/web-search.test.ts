@@ -12,7 +12,7 @@ async function* batches(names: string[], size = 10_000): AsyncIterable<ProjectLi
 
 function sources(over: Partial<SearchSources> & { upstreamNames?: string[] }): SearchSources {
   return {
-    privateProjects: () => [],
+    privateProjects: async function* () {},
     cachedNames: () => [],
     cachedCount: () => 0,
     upstreamListVersion: () => (over.upstreamNames ? 'v1' : null),
@@ -59,7 +59,9 @@ describe('project search', () => {
   test('private first, then cached, then the upstream list, each project once', async () => {
     const search = new ProjectSearch(
       sources({
-        privateProjects: () => [{ name: 'acme-tools', displayName: 'Acme.Tools' }],
+        privateProjects: async function* () {
+          yield { name: 'acme-tools', displayName: 'Acme.Tools' };
+        },
         cachedNames: () => ['acme-cache', 'acme-tools'],
         cachedCount: () => 2,
         upstreamNames: ['acme-zeta', 'acme-cache', 'acme-tools', 'other'],

@@ -10,11 +10,11 @@ export function wantsStatsJson(ctx: Context): boolean {
 }
 
 export function registerStatsRoutes(router: Routes, deps: HttpDeps): void {
-  const stats = (ctx: Context) => {
+  const stats = async (ctx: Context) => {
     ctx.vary('Accept');
     ctx.set('Cache-Control', `max-age=${deps.config.indexMaxAge}, ${deps.config.readAuth ? 'private' : 'public'}`);
     ctx.type = 'application/json';
-    ctx.body = renderStatsJson(deps.stats());
+    ctx.body = renderStatsJson(await deps.stats());
   };
   router.get('/stats/', stats);
   router.get('/stats', stats);

@@ -2,11 +2,11 @@
  * The private index's LMDB databases and their keys: projects by name, releases by [project, version],
  * files and removed file names by [project, filename], users by name, tokens by hash, allowed names by
  * name, logged-out web sessions by id (→ when they end), the changelog by serial and the serial under
- * 'serial' in counters. Reads, and the single-record writes that must run inside a write transaction
- * (`LmdbIndexStore` opens them).
+ * 'serial' in counters. Synchronous reads, and the single-record writes that must run inside a write
+ * transaction (`LmdbIndexStore` opens them and answers the async reads from these).
  */
 import type { Database, RootDatabase } from 'lmdb';
-import type { IndexImport, IndexSnapshot } from '../index-store.js';
+import type { IndexImportWrites, IndexSnapshot } from '../index-store.js';
 import type {
   AllowedName,
   ChangeAction,
@@ -24,21 +24,21 @@ const SERIAL_KEY = 'serial';
 
 type ReadTransaction = ReturnType<RootDatabase['useReadTransaction']>;
 
-export class IndexDatabases implements IndexImport {
-  protected readonly projects: Database<ProjectRecord, string>;
-  protected readonly releases: Database<ReleaseRecord, Key>;
-  protected readonly files: Database<FileRecord, Key>;
+export class IndexDatabases implements IndexImportWrites {
+  readonly projects: Database<ProjectRecord, string>;
+  readonly releases: Database<ReleaseRecord, Key>;
+  readonly files: Database<FileRecord, Key>;
   /** [project, filename] → when it was removed. */
-  protected readonly deleted: Database<string, Key>;
-  protected readonly users: Database<UserRecord, string>;
-  protected readonly tokens: Database<TokenRecord, string>;
-  protected readonly changelog: Database<ChangelogEntry, number>;
-  protected readonly counters: Database<number, string>;
-  protected readonly allowedNames: Database<{ by: string | null; at: string }, string>;
+  readonly deleted: Database<string, Key>;
+  readonly users: Database<UserRecord, string>;
+  readonly tokens: Database<TokenRecord, string>;
+  readonly changelog: Database<ChangelogEntry, number>;
+  readonly counters: Database<number, string>;
+  readonly allowedNames: Database<{ by: string | null; at: string }, string>;
   /** Session id → when the session ends (ms). */
-  protected readonly endedSessions: Database<number, string>;
+  readonly endedSessions: Database<number, string>;
 
-  constructor(protected readonly root: RootDatabase) {
+  constructor(readonly root: RootDatabase) {
     this.projects = root.openDB({ name: 'projects' });
     this.releases = root.openDB({ name: 'releases' });
     this.files = root.openDB({ name: 'files' });
@@ -56,7 +56,7 @@ export class IndexDatabases implements IndexImport {
   }
 
   /** Inside a transaction: takes the next serial and records what changed under it. */
-  protected recordChange(project: string, action: ChangeAction, user: string | null, version: string | null = null, filename: string | null = null): number {
+  recordChange(project: string, action: ChangeAction, user: string | null, version: string | null = null, filename: string | null = null): number {
     const serial = this.lastSerial() + 1;
     this.counters.putSync(SERIAL_KEY, serial);
     this.changelog.putSync(serial, { serial, project, version, filename, action, user, time: new Date().toISOString() });
@@ -162,8 +162,8 @@ export class IndexDatabases implements IndexImport {
   }
 
   /** Every record as seen by `transaction`. */
-  protected snapshotOf(transaction: ReadTransaction): IndexSnapshot {
-    const values = function* <V>(db: Database<V, Key>): Iterable<V> {
+  snapshotOf(transaction: ReadTransaction): IndexSnapshot {
+    const values = async function* <V>(db: Database<V, Key>): AsyncIterable<V> {
       for (const { value } of db.getRange({ transaction })) yield value;
     };
     const { deleted, allowedNames } = this;
@@ -174,13 +174,13 @@ export class IndexDatabases implements IndexImport {
       users: () => values(this.users),
       tokens: () => values(this.tokens),
       changelog: () => values(this.changelog),
-      *deletedFilenames() {
+      async *deletedFilenames() {
         for (const { key, value } of deleted.getRange({ transaction })) {
           const [project, filename] = key as [string, string];
           yield { project, filename, deletedAt: value };
         }
       },
-      *allowedNames() {
+      async *allowedNames() {
         for (const { key, value } of allowedNames.getRange({ transaction })) yield { name: key, by: value.by, at: value.at };
       },
     };

@@ -50,7 +50,7 @@ export class LmdbCachedFileIndex implements CachedFileIndex {
     }
   }
 
-  get(id: CachedFileId): CachedFileRecord | undefined {
+  async get(id: CachedFileId): Promise<CachedFileRecord | undefined> {
     return this.db.get(keyOf(id));
   }
 
@@ -66,14 +66,14 @@ export class LmdbCachedFileIndex implements CachedFileIndex {
     return this.write(id, undefined);
   }
 
-  *entries(): Iterable<{ id: CachedFileId; record: CachedFileRecord }> {
+  async *entries(): AsyncIterable<{ id: CachedFileId; record: CachedFileRecord }> {
     for (const { key, value } of this.db.getRange()) {
       const [project, filename, variant] = (key as (string | number)[]).map(String);
       yield { id: { project: project!, filename: filename!, variant: variant! }, record: value };
     }
   }
 
-  totals(): { bytes: number; files: number } {
+  async totals(): Promise<{ bytes: number; files: number }> {
     return { ...this.counted };
   }
 }

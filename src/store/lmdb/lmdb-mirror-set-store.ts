@@ -10,11 +10,11 @@ export class LmdbMirrorSetStore implements MirrorSetStore {
     this.db = root.openDB({ name: 'mirror-sets' });
   }
 
-  get(name: string): MirrorSetRecord | undefined {
+  async get(name: string): Promise<MirrorSetRecord | undefined> {
     return this.db.get(name);
   }
 
-  list(): MirrorSetRecord[] {
+  async list(): Promise<MirrorSetRecord[]> {
     return Array.from(this.db.getRange(), ({ value }) => value);
   }
 

@@ -24,7 +24,7 @@ export class LmdbPolicyStore implements PolicyStore {
     return ['exemption', project, canonicalVersion(version)];
   }
 
-  getExemption(project: string, version: string): ExemptionRecord | undefined {
+  async getExemption(project: string, version: string): Promise<ExemptionRecord | undefined> {
     return this.db.get(this.exemptionKey(project, version)) as ExemptionRecord | undefined;
   }
 
@@ -47,15 +47,15 @@ export class LmdbPolicyStore implements PolicyStore {
     return this.changeExemption(() => this.db.removeSync(this.exemptionKey(project, version)));
   }
 
-  *exemptions(): Iterable<ExemptionRecord> {
-    for (const { value } of this.db.getRange({ start: ['exemption'], end: after('exemption') })) yield value as ExemptionRecord;
+  async exemptions(): Promise<ExemptionRecord[]> {
+    return Array.from(this.db.getRange({ start: ['exemption'], end: after('exemption') }), ({ value }) => value as ExemptionRecord);
   }
 
   generation(): number {
     return (this.db.get(GENERATION) as number | undefined) ?? 0;
   }
 
-  getCollision(project: string, upstream: string): CollisionRecord | undefined {
+  async getCollision(project: string, upstream: string): Promise<CollisionRecord | undefined> {
     return this.db.get(['collision', project, upstream]) as CollisionRecord | undefined;
   }
 
@@ -63,7 +63,7 @@ export class LmdbPolicyStore implements PolicyStore {
     await written(this.db.put(['collision', record.project, record.upstream], record));
   }
 
-  *collisions(): Iterable<CollisionRecord> {
-    for (const { value } of this.db.getRange({ start: ['collision'], end: after('collision') })) yield value as CollisionRecord;
+  async collisions(): Promise<CollisionRecord[]> {
+    return Array.from(this.db.getRange({ start: ['collision'], end: after('collision') }), ({ value }) => value as CollisionRecord);
   }
 }

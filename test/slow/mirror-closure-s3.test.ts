@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { runLarderCli } from '../helpers/cli.js';
-import { exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { exportTestCredentials, startRealS3, type TestS3Server } from '../helpers/s3-server.js';
 import { suiteTempDir } from '../helpers/temp-dir.js';
 
 const dir = suiteTempDir('larder-mirror-s3-');
@@ -26,7 +26,7 @@ before(async () => {
   upstream = await startFakeUpstream({ coreMetadata: false });
   upstream.addProject('closure-app', [app]);
   upstream.addProject('closure-dep', [dep]);
-  s3 = await startS3Server();
+  s3 = await startRealS3();
   exportTestCredentials();
 });
 

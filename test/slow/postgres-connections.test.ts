@@ -15,7 +15,7 @@ import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { exportTestCredentials, startRealS3, type TestS3Server } from '../helpers/s3-server.js';
 import { publish } from '../helpers/upload-form.js';
 
 const POOL = 4;
@@ -45,7 +45,7 @@ before(async () => {
   database = await startPostgres();
   const url = await database.createDatabase();
   databaseName = new URL(url).pathname.slice(1);
-  s3 = await startS3Server();
+  s3 = await startRealS3();
   const bucket = await s3.createBucket();
   exportTestCredentials();
   larder = await startLarder({

@@ -15,7 +15,7 @@ import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { eventually } from '../helpers/eventually.js';
 import { startLarder, type TestLarder } from '../helpers/larder.js';
-import { blobStoreSettings, exportTestCredentials, startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { blobStoreSettings, exportTestCredentials, startRealS3, type TestS3Server } from '../helpers/s3-server.js';
 
 let dir: string;
 let upstream: FakeUpstream;
@@ -36,7 +36,7 @@ before(async () => {
   upstream.addProject('bucket-fault', [wheel]);
   upstream.addProject('bucket-big', [big]);
   upstream.addProject('bucket-bad', [bad]);
-  s3 = await startS3Server();
+  s3 = await startRealS3();
   bucket = await s3.createBucket();
   exportTestCredentials();
   larder = await startLarder({ upstream: upstream.url, ...blobStoreSettings(s3, bucket) });
