@@ -111,3 +111,18 @@ test("an upload through A empties B's cache of the project; B then reads it once
   }, "B's page lists the upload made through A");
   assert.deepEqual(await callsOf(b, readProject(b, null)), {}, 'cached again after one read');
 });
+
+test('the private totals of /metrics and of the home page are counted once per change, not per request', async () => {
+  const privateFiles = async () => /<dt>Private projects<\/dt><dd>1 \((\d+) files?,/.exec(await (await fetch(`${a.url}/`)).text())?.[1];
+  const before = Number(await privateFiles());
+  const again = await callsOf(a, async () => {
+    await privateFiles();
+    await privateFiles();
+  });
+  assert.equal(again['list-files'], undefined, JSON.stringify(again));
+  const scraped = await databaseCalls(a);
+  const scrape = minus(await databaseCalls(a), scraped);
+  assert.equal(scrape.get('list-files') ?? 0, 0, 'a scrape reads no private file while nothing changed');
+  await publish(a.url, alice, await buildWheel(join(dir, 'dists'), { name: 'counted', version: '3.0' }));
+  assert.equal(Number(await privateFiles()), before + 1, 'the home page counts the new file');
+});
