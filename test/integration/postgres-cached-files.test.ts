@@ -182,6 +182,26 @@ describe('cached-file records shared by several nodes on one PostgreSQL', () => 
     assert.ok(used <= base + 150, `A evicted down to its budget: ${used - base} over the start`);
   });
 
+  test('an eviction counts the shared total once, not once per file it removes', async () => {
+    const blobs = new FileBlobStore(join(dir, 'shared-counted'));
+    await blobs.init();
+    const operations: string[] = [];
+    const counted = storageOf(await node({ observe: (operation) => operations.push(operation) }), 'node-counted', blobs);
+    const base = (await counted.cachedFiles.totals()).bytes;
+    const ids = [];
+    for (let i = 0; i < 10; i++) {
+      const filename = `counted-${i}.tar.gz`;
+      await blobs.writeBuffer(Buffer.from(filename), sha(filename));
+      await counted.cachedFiles.put(id('counted', filename), record(sha(filename), 100, i));
+      ids.push(id('counted', filename));
+    }
+    operations.length = 0;
+    await new CacheBudget(counted, base + 350, pino({ level: 'silent' })).added(ids[9]!);
+    const counts = operations.filter((operation) => operation === 'cached-file-totals');
+    assert.deepEqual(counts, ['cached-file-totals', 'cached-file-totals'], 'one count to decide, one to start from');
+    assert.equal((await counted.cachedFiles.totals()).bytes, base + 300, 'the seven oldest went');
+  });
+
   test("B's eviction spares a file A's mirror set needs", async () => {
     const { blobs, onA, onB } = await bothNodes('pins');
     const base = (await onB.cachedFiles.totals()).bytes;
