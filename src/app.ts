@@ -1,5 +1,5 @@
 /** The composition root: builds stores, sources and the HTTP app from one Config. The only place that wires. */
-import { collectStats, privateFileTotals, reusedStats } from './store/stats.js';
+import { collectStats, latestPrivateFileTotals, reusedStats } from './store/stats.js';
 import { access, constants, mkdir } from 'node:fs/promises';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -108,7 +108,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   const backendMetrics = new BackendMetrics(metrics.registry);
   const stores = await openDataDir(config, (backend) => backendMetrics.observer(backend), logger);
   const { index: meta, blobs } = stores;
-  privateTotals = () => privateFileTotals(meta);
+  privateTotals = latestPrivateFileTotals(meta);
 
   const privateSource = new PrivateSource(meta, blobs);
   const space = new DiskSpace(config.data, config.diskReserve, clock);

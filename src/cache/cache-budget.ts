@@ -46,18 +46,21 @@ export class CacheBudget {
     for (const { record } of all) stillNamed.set(record.sha256, (stillNamed.get(record.sha256) ?? 0) + 1);
     let files = 0;
     let bytes = 0;
+    // Counted once, then less what this eviction removes: a shared database sums every record per count.
+    let used = await this.total();
     for (const { id, record } of records) {
-      if ((await this.total()) <= this.maxBytes) break;
+      if (used <= this.maxBytes) break;
       await cachedFiles.delete(id);
       const left = (stillNamed.get(record.sha256) ?? 1) - 1;
       stillNamed.set(record.sha256, left);
       if (left === 0 && !protectedShas.has(record.sha256)) await blobs.remove(record.sha256);
       files += 1;
       bytes += record.size;
+      used -= record.size;
     }
     if (files > 0) {
       this.onEvicted(files, bytes);
-      this.logger.info({ files, bytes, used: await this.total(), max: this.maxBytes }, 'evicted least recently used cached files');
+      this.logger.info({ files, bytes, used, max: this.maxBytes }, 'evicted least recently used cached files');
     }
   }
 }

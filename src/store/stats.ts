@@ -99,3 +99,23 @@ export async function privateFileTotals(index: IndexReads): Promise<{ bytes: num
   }
   return { bytes, files };
 }
+
+/**
+ * `privateFileTotals`, counted again only once the index's last serial moved (files change only with a
+ * serial), so that a scrape of /metrics does not read every file of a shared database each time.
+ */
+export function latestPrivateFileTotals(index: IndexReads): () => Promise<{ bytes: number; files: number }> {
+  let counted: { serial: number; totals: Promise<{ bytes: number; files: number }> } | null = null;
+  return async () => {
+    const serial = await index.lastSerial();
+    if (counted?.serial !== serial) {
+      const totals = privateFileTotals(index);
+      const entry = { serial, totals };
+      counted = entry;
+      totals.catch(() => {
+        if (counted === entry) counted = null;
+      });
+    }
+    return counted.totals;
+  };
+}

@@ -5,7 +5,7 @@ import { checkProjectName, checkVersionSegment } from '../model/client-names.js'
 import { normalizeName } from '../model/names.js';
 import { requestBaseUrl } from '../http/respond.js';
 import { wantsStatsJson } from '../http/routes/stats.js';
-import { privateFileTotals } from '../store/stats.js';
+import { latestPrivateFileTotals } from '../store/stats.js';
 import { refusalError } from '../policy/policy-source.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { normalizeQuery } from './name-list.js';
@@ -34,6 +34,7 @@ export function registerPageRoutes(router: Routes, web: WebContext): void {
   const { config } = http;
   const target = (ctx: Context) => ({ base: requestBaseUrl(ctx.req, config).replace(/\/+$/, ''), readAuth: config.readAuth });
   const upstream = config.upstreams[0] ? UpstreamClient.stripCredentials(config.upstreams[0].url) : null;
+  const privateFiles = latestPrivateFileTotals(http.meta);
 
   router.get('/', async (ctx) => {
     const looker = await web.look(ctx);
@@ -41,7 +42,7 @@ export function registerPageRoutes(router: Routes, web: WebContext): void {
     const list = upstream ? web.deps.documents.getRootList() : undefined;
     const summary = {
       privateProjects: await http.meta.projectCount(),
-      privateFiles: await privateFileTotals(http.meta),
+      privateFiles: await privateFiles(),
       cachedProjects: upstream ? web.search.cachedProjects() : 0,
       upstream,
       offline: config.offline,

@@ -24,11 +24,11 @@ export interface PgDatabaseOptions {
   statementTimeoutMs?: number;
   /** Bound of one operation (a query or a whole transaction) on this side. */
   operationTimeoutMs?: number;
-  /** Bound of reading everything (a node's views at open, or after falling too far behind) and of migrating; 60 s. */
-  reloadTimeoutMs?: number;
+  /** Bound of an operation of many statements: migrating, an import; 60 s. */
+  bulkTimeoutMs?: number;
   /** Called after each operation with its name, its duration and whether it succeeded (for /metrics). */
   observe?: (operation: string, ms: number, ok: boolean) => void;
-  /** Errors nobody awaits (a pooled connection lost while idle, background catch-ups). */
+  /** Errors nobody awaits (a pooled connection lost while idle, a failed write of touches, a failed reconnection of LISTEN). */
   onError?: (err: unknown) => void;
   /** A monotonic clock in milliseconds (latencies). */
   now?: () => number;
@@ -78,7 +78,7 @@ export class PgDatabase {
   /** The URL as it may be printed. */
   readonly where: string;
   readonly operationTimeoutMs: number;
-  readonly reloadTimeoutMs: number;
+  readonly bulkTimeoutMs: number;
   readonly onError: (err: unknown) => void;
   private readonly now: () => number;
 
@@ -88,7 +88,7 @@ export class PgDatabase {
   ) {
     this.where = redactUrl(url);
     this.operationTimeoutMs = options.operationTimeoutMs ?? 5000;
-    this.reloadTimeoutMs = options.reloadTimeoutMs ?? 60_000;
+    this.bulkTimeoutMs = options.bulkTimeoutMs ?? 60_000;
     this.onError = options.onError ?? noop;
     this.now = options.now ?? (() => performance.now());
     const connections = options.connections ?? 10;
@@ -111,7 +111,7 @@ export class PgDatabase {
       connectionTimeoutMillis: this.options.connectTimeoutMs ?? 3000,
       statement_timeout: this.options.statementTimeoutMs ?? 10_000,
       // A query that outlives every bound above (a connection silently gone) gives its connection up.
-      query_timeout: Math.max(this.operationTimeoutMs, this.reloadTimeoutMs, this.options.statementTimeoutMs ?? 10_000) + 1000,
+      query_timeout: Math.max(this.operationTimeoutMs, this.bulkTimeoutMs, this.options.statementTimeoutMs ?? 10_000) + 1000,
       application_name: 'larder',
       keepAlive: true,
     };

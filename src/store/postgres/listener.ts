@@ -1,7 +1,7 @@
 /**
- * LISTEN on one channel over a connection of its own that comes back by itself: when it is lost it is
- * reopened (attempts at most 2 s apart), and `onListening` runs after every (re)connection, since
- * notifications sent meanwhile are lost.
+ * LISTEN on one channel over a connection of its own that comes back by itself: when it is lost, `onLost`
+ * runs and it is reopened (attempts at most 2 s apart); `onListening` runs after every (re)connection,
+ * since notifications sent meanwhile are lost.
  */
 import type pg from 'pg';
 import type { PgDatabase } from './database.js';
@@ -17,8 +17,9 @@ export class Listener {
   constructor(
     private readonly db: PgDatabase,
     private readonly channel: string,
-    private readonly onNotify: () => void,
+    private readonly onNotify: (payload: string) => void,
     private readonly onListening: () => void,
+    private readonly onLost: () => void,
   ) {}
 
   /** Listens; rejects when the first connection fails. */
@@ -39,7 +40,7 @@ export class Listener {
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     client.on('notification', (message) => {
-      if (message.channel === this.channel) this.onNotify();
+      if (message.channel === this.channel) this.onNotify(message.payload ?? '');
     });
     this.client = client;
     try {
@@ -58,6 +59,7 @@ export class Listener {
     this.client = null;
     client.end().catch(() => {});
     if (this.closed) return;
+    this.onLost();
     const delay = Math.min(100 * 2 ** this.attempts, MAX_DELAY_MS);
     this.attempts += 1;
     this.timer = setTimeout(() => {

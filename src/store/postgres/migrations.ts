@@ -159,6 +159,23 @@ export const MIGRATIONS: Migration[] = [
     version: 6,
     sql: 'ALTER TABLE tokens ADD COLUMN expires_at text;',
   },
+  {
+    // Reads are queries now (no per-node copy): serials come from a sequence, the revisions and counters
+    // that kept the copies current go, and every listing has an index in the order it is read ("C").
+    version: 7,
+    sql: `
+      CREATE SEQUENCE serials AS bigint;
+      SELECT setval('serials', value) FROM counters WHERE name = 'serial' AND value > 0;
+      DROP TABLE revisions;
+      DROP TABLE counters;
+      CREATE INDEX projects_by_name ON projects (name COLLATE "C");
+      CREATE INDEX releases_by_name ON releases (project COLLATE "C", version COLLATE "C");
+      CREATE INDEX files_by_name ON files (project COLLATE "C", filename COLLATE "C");
+      CREATE INDEX deleted_files_by_name ON deleted_files (project COLLATE "C", filename COLLATE "C");
+      CREATE INDEX cached_files_by_name ON cached_files (project COLLATE "C", filename COLLATE "C", variant COLLATE "C");
+      CREATE INDEX ended_sessions_by_end ON ended_sessions (until);
+    `,
+  },
 ];
 
 /** Applies the steps this database lacks; refuses a database migrated by a newer larder. */

@@ -1,10 +1,13 @@
 /**
- * Opens the shared records of a node in PostgreSQL: migrates the schema, loads this node's views of the
- * private index, the policy, the cached-file records and the mirror sets, follows the other nodes'
- * changes, and gives the cross-node download locks. The caller composes these with the per-node stores
- * (page cache, blob store) into a `Storage`.
+ * Opens the shared records of a node in PostgreSQL: migrates the schema, starts hearing the other nodes'
+ * changes (which empty this node's read caches), and gives the private index, the policy, the cached-file
+ * records, the mirror sets and the cross-node download locks. The caller composes these with the per-node
+ * stores (page cache, blob store) into a `Storage`.
  */
 import type { DownloadLocks } from '../download-locks.js';
+import type { CacheSizes } from './cached-index-reads.js';
+import { ChangeFeed } from './change-feed.js';
+import { ChangeWriter } from './change-writer.js';
 import { PgDatabase, type PgDatabaseOptions } from './database.js';
 import { migrate } from './migrations.js';
 import { PgCachedFileIndex } from './pg-cached-file-index.js';
@@ -12,12 +15,16 @@ import { PgDownloadLocks } from './pg-download-locks.js';
 import { PgIndexStore } from './pg-index-store.js';
 import { PgMirrorSetStore } from './pg-mirror-set-store.js';
 import { PgPolicyStore } from './pg-policy-store.js';
-import { Replica, type ReplicaOptions } from './replica.js';
-import { RevisionWriter, type RevisionWriterOptions } from './revision-writer.js';
 
-export interface OpenPostgresOptions extends PgDatabaseOptions, ReplicaOptions, RevisionWriterOptions {
+export interface OpenPostgresOptions extends PgDatabaseOptions {
   /** The clock of the records' times. */
   clock?: () => Date;
+  /** False: no LISTEN, so nothing is cached (every read is a query). */
+  listen?: boolean;
+  /** Bounds of the per-node read caches. */
+  cacheSizes?: CacheSizes;
+  /** How often the last-access times of cached files are written (1 s). */
+  touchFlushMs?: number;
 }
 
 export interface PostgresBackends {
@@ -29,36 +36,33 @@ export interface PostgresBackends {
   mirrorSets: PgMirrorSetStore;
   downloadLocks: DownloadLocks;
   database: PgDatabase;
+  /** What empties this node's read caches when any node changes something. */
+  changes: ChangeFeed;
   close(): Promise<void>;
 }
 
 export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<PostgresBackends> {
   const database = new PgDatabase(url, options);
   try {
-    await database.run('migrate', () => migrate(database), database.reloadTimeoutMs);
-    const index = new PgIndexStore(options.clock);
-    const policy = new PgPolicyStore();
-    const cachedFiles = new PgCachedFileIndex(database);
-    const mirrorSets = new PgMirrorSetStore();
-    const replica = new Replica(database, [index, policy, cachedFiles, mirrorSets], options);
-    const writer = new RevisionWriter(database, replica, options);
-    index.attach(replica, writer);
-    policy.attach(writer);
-    cachedFiles.attach(writer);
-    mirrorSets.attach(writer);
-    await replica.start();
+    await database.run('migrate', () => migrate(database), database.bulkTimeoutMs);
+    const feed = new ChangeFeed(database);
+    await feed.start(options.listen);
+    const writer = new ChangeWriter(database, feed);
+    const cachedFiles = new PgCachedFileIndex(database, options.touchFlushMs);
     const downloadLocks = new PgDownloadLocks(database);
     let closing: Promise<void> | undefined;
     return {
-      index,
-      policy,
+      index: new PgIndexStore(writer, options.clock, options.cacheSizes),
+      policy: new PgPolicyStore(writer),
       cachedFiles,
-      mirrorSets,
+      mirrorSets: new PgMirrorSetStore(writer),
       downloadLocks,
       database,
+      changes: feed,
       close() {
         closing ??= (async () => {
-          await replica.close();
+          await cachedFiles.close();
+          await feed.close();
           await downloadLocks.close();
           await database.close();
         })();

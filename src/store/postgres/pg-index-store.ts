@@ -1,135 +1,113 @@
 /**
- * The private index in PostgreSQL. Reads are served from this node's in-memory view (`IndexView`), kept
- * current by the replica; every write is one `RevisionWriter` transaction that checks against the
- * database (not the view), so filename uniqueness, serial order and the one winner of concurrent uploads
- * hold across nodes. Same outcomes and serials as the LMDB store.
+ * The private index in PostgreSQL. Reads are queries, the ones a request makes cached per node
+ * (cached-index-reads.ts); every write is one transaction (change-writer.ts) that locks the rows it
+ * changes, so the database decides between nodes: one winner of concurrent uploads of a filename, serials
+ * of a project in commit order. Same outcomes as the LMDB store.
  */
 import type pg from 'pg';
 import type { IndexImport, IndexSnapshot, IndexStore, PublishInput, PublishResult } from '../index-store.js';
 import type { EndedSession, FileRecord, TokenRecord, UserRecord } from '../records.js';
-import { loadIndex, loadIndexUpdate } from './index-loader.js';
-import * as write from './index-sql.js';
-import { IndexView } from './index-view.js';
-import { type Queryable, select } from './database.js';
-import type { Replica, ReplicaPart } from './replica.js';
-import type { Change, RevisionWriter } from './revision-writer.js';
-import { fileOf } from './rows.js';
 import { isSameFile } from '../same-file.js';
+import { CachedIndexReads, type CacheSizes } from './cached-index-reads.js';
+import type { Change, ChangeWriter } from './change-writer.js';
+import { select } from './database.js';
+import { lockProject, recordChange } from './index-sql.js';
+import { readSnapshot } from './index-snapshot.js';
+import { allowedRow, deletedRow, endedSessionRow, fileOf, fileRow, insertNew, projectRow, releaseRow, tokenRow, upsert, userRow } from './rows.js';
 import { StagedImport } from './staged-import.js';
 
 const project = (name: string) => `project:${name}`;
+const nothing = <T>(result: T): Change<T> => ({ result, scopes: [] });
 
-export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
-  private writer: RevisionWriter | undefined;
-  private replica: Replica | undefined;
-
-  constructor(private readonly now: () => Date = () => new Date()) {
-    super();
-  }
-
-  /** Connects the store to its database (open-postgres.ts does it before the replica starts). */
-  attach(replica: Replica, writer: RevisionWriter): void {
-    this.replica = replica;
-    this.writer = writer;
+export class PgIndexStore extends CachedIndexReads implements IndexStore {
+  constructor(
+    private readonly writer: ChangeWriter,
+    private readonly now: () => Date = () => new Date(),
+    sizes: CacheSizes = {},
+  ) {
+    super((operation, fn) => writer.db.run(operation, () => fn(writer.db.pool)), writer.feed, sizes);
   }
 
   private write<T>(operation: string, fn: (tx: pg.PoolClient) => Promise<Change<T>>): Promise<T> {
-    if (!this.writer) throw new Error('the PostgreSQL index store is not attached to a database');
     return this.writer.write(operation, fn);
   }
 
-  async load(sql: Queryable, scopes: Set<string> | null): Promise<() => void> {
-    if (scopes === null) {
-      const state = await loadIndex(sql);
-      return () => this.replaceAll(state);
-    }
-    const update = await loadIndexUpdate(sql, scopes, this.state.serial);
-    return () => this.apply(update);
-  }
-
   catchUp(): Promise<void> {
-    return this.replica ? this.replica.catchUp() : Promise.resolve();
+    return this.writer.feed.catchUp();
   }
 
   readSnapshot<T>(fn: (snapshot: IndexSnapshot) => Promise<T>): Promise<T> {
-    return fn(this.snapshot());
+    return readSnapshot(this.writer.db, fn);
   }
 
+  /** Bounded like the migrations (`bulkTimeoutMs`): an import reads and writes record by record. */
   importRecords<T>(fn: (target: IndexImport) => Promise<T>): Promise<T> {
-    return this.write('import', async (tx) => {
-      // A copy of the view, brought up to the database inside this transaction (which holds the revision lock).
-      const target = new StagedImport(this.copyState(), this.now);
-      const changes = await this.replica!.changesAfter(tx, this.replica!.revision());
-      if (changes?.scopes === null) target.replaceAll(await loadIndex(tx));
-      else if (changes) target.apply(await loadIndexUpdate(tx, changes.scopes, await target.lastSerial()));
+    const importing = async (tx: pg.PoolClient) => {
+      const target = new StagedImport(tx, this.now);
       const result = await fn(target);
-      return { result, scopes: await target.writeTo(tx) };
-    });
+      return { result, scopes: await target.finish() };
+    };
+    return this.writer.write('import', importing, this.writer.db.bulkTimeoutMs);
   }
 
   publishFile(input: PublishInput): Promise<PublishResult> {
     const { project: p, release, file, user } = input;
     return this.write('publish', async (tx): Promise<Change<PublishResult>> => {
-      const [existing] = await select(tx, 'SELECT * FROM files WHERE project = $1 AND filename = $2', [p.name, file.filename]);
-      const [current] = await select(tx, 'SELECT display_name, serial FROM projects WHERE name = $1', [p.name]);
-      if (existing) {
-        const found = fileOf(existing);
-        const same = isSameFile(found, file);
-        const serial = current ? Number(current.serial) : await lastSerial(tx);
-        return { result: same ? { outcome: 'identical', serial } : { outcome: 'conflict', existing: found }, scopes: [] };
-      }
-      const [deleted] = await select(tx, 'SELECT 1 FROM deleted_files WHERE project = $1 AND filename = $2', [p.name, file.filename]);
-      if (deleted) return { result: { outcome: 'reused-filename' }, scopes: [] };
-      const now = file.uploadTime;
+      const deleted = async () => (await select(tx, 'SELECT 1 FROM deleted_files WHERE project = $1 AND filename = $2', [p.name, file.filename])).length > 0;
+      let current = await lockProject(tx, p.name);
+      let created = false;
       if (!current) {
-        await write.putProject(tx, {
-          name: p.name,
-          displayName: p.displayName,
-          createdAt: now,
-          serial: 0,
-          ...(p.serialBase ? { serialBase: p.serialBase } : {}),
-          owners: user ? [user] : [],
-          maintainers: [],
-        });
-        await write.recordChange(tx, { project: p.name, action: 'create project', user, time: this.time() });
-      } else if (current.display_name !== p.displayName) {
-        await tx.query('UPDATE projects SET display_name = $1 WHERE name = $2', [p.displayName, p.name]);
+        // No project, so no files; its removed names cannot change while it does not exist.
+        if (await deleted()) return nothing({ outcome: 'reused-filename' });
+        const record = { name: p.name, displayName: p.displayName, createdAt: file.uploadTime, serial: 0, owners: user ? [user] : [], maintainers: [] };
+        created = await insertNew(tx, projectRow({ ...record, ...(p.serialBase ? { serialBase: p.serialBase } : {}) }));
+        // Another node created it meanwhile (this insert waited for its commit): decide against its rows.
+        if (!created) current = await lockProject(tx, p.name);
+        else await recordChange(tx, { project: p.name, action: 'create project', user, time: this.time() });
       }
-      await tx.query(
-        'INSERT INTO releases (project, version, metadata, created_at, yanked, yanked_reason) VALUES ($1, $2, $3::json, $4, false, null) ON CONFLICT (project, version) DO NOTHING',
-        [p.name, release.version, JSON.stringify(release.metadata), now],
-      );
-      await write.putFile(tx, file);
-      const serial = await write.recordChange(tx, {
+      if (current) {
+        const [existing] = await select(tx, 'SELECT * FROM files WHERE project = $1 AND filename = $2', [p.name, file.filename]);
+        if (existing) {
+          const found = fileOf(existing);
+          return nothing(isSameFile(found, file) ? { outcome: 'identical', serial: Number(current.serial) } : { outcome: 'conflict', existing: found });
+        }
+        if (await deleted()) return nothing({ outcome: 'reused-filename' });
+        if (current.display_name !== p.displayName) await tx.query('UPDATE projects SET display_name = $1 WHERE name = $2', [p.displayName, p.name]);
+      }
+      const releaseRecord = {
         project: p.name,
-        action: 'add file',
-        user,
-        time: this.time(),
         version: release.version,
-        filename: file.filename,
-      });
-      return { result: { outcome: 'created', serial, newProject: !current }, scopes: [project(p.name)] };
+        metadata: release.metadata,
+        createdAt: file.uploadTime,
+        yanked: false,
+        yankedReason: null,
+      };
+      await insertNew(tx, releaseRow(releaseRecord));
+      await upsert(tx, fileRow(file));
+      const change = { project: p.name, action: 'add file' as const, user, time: this.time(), version: release.version, filename: file.filename };
+      const serial = await recordChange(tx, change);
+      return { result: { outcome: 'created', serial, newProject: created }, scopes: [project(p.name)] };
     });
   }
 
   setYanked(name: string, version: string, yanked: boolean, reason: string | null, user: string | null): Promise<number | null> {
     return this.write('yank', async (tx): Promise<Change<number | null>> => {
+      if (!(await lockProject(tx, name))) return nothing(null);
       const updated = await select(tx, 'UPDATE releases SET yanked = $1, yanked_reason = $2 WHERE project = $3 AND version = $4 RETURNING 1', [
         yanked,
         yanked ? reason || null : null,
         name,
         version,
       ]);
-      if (updated.length === 0) return { result: null, scopes: [] };
-      const serial = await write.recordChange(tx, { project: name, action: yanked ? 'yank release' : 'unyank release', user, time: this.time(), version });
+      if (updated.length === 0) return nothing(null);
+      const serial = await recordChange(tx, { project: name, action: yanked ? 'yank release' : 'unyank release', user, time: this.time(), version });
       return { result: serial, scopes: [project(name)] };
     });
   }
 
   remove(name: string, version: string | null, filename: string | null, user: string | null): Promise<FileRecord[] | null> {
     return this.write('remove', async (tx): Promise<Change<FileRecord[] | null>> => {
-      const none = { result: null, scopes: [] };
-      if ((await select(tx, 'SELECT 1 FROM projects WHERE name = $1', [name])).length === 0) return none;
+      if (!(await lockProject(tx, name))) return nothing(null);
       const matching = 'project = $1 AND ($2::text IS NULL OR version = $2)';
       const files = (
         await select(tx, `SELECT * FROM files WHERE ${matching} AND ($3::text IS NULL OR filename = $3) ORDER BY filename COLLATE "C"`, [
@@ -139,18 +117,17 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
         ])
       ).map(fileOf);
       const releases = await select(tx, `SELECT version FROM releases WHERE ${matching}`, [name, version]);
-      if (filename !== null && files.length === 0) return none;
-      if (version !== null && releases.length === 0) return none;
+      if (filename !== null && files.length === 0) return nothing(null);
+      if (version !== null && releases.length === 0) return nothing(null);
       const now = this.time();
-      const names = files.map((f) => f.filename);
-      await tx.query('DELETE FROM files WHERE project = $1 AND filename = ANY($2::text[])', [name, names]);
-      for (const f of names) await write.reserveFilename(tx, name, f, now);
+      await tx.query('DELETE FROM files WHERE project = $1 AND filename = ANY($2::text[])', [name, files.map((f) => f.filename)]);
+      for (const f of files) await upsert(tx, deletedRow(name, f.filename, now));
       if (filename === null) await tx.query(`DELETE FROM releases WHERE ${matching}`, [name, version]);
       if (version === null && filename === null) {
-        await write.recordChange(tx, { project: name, action: 'remove project', user, time: now });
         await tx.query('DELETE FROM projects WHERE name = $1', [name]);
+        await recordChange(tx, { project: name, action: 'remove project', user, time: now });
       } else {
-        await write.recordChange(tx, { project: name, action: filename === null ? 'remove release' : 'remove file', user, time: now, version, filename });
+        await recordChange(tx, { project: name, action: filename === null ? 'remove release' : 'remove file', user, time: now, version, filename });
       }
       return { result: files, scopes: [project(name)] };
     });
@@ -158,25 +135,25 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
 
   addMaintainer(name: string, user: string, by: string | null): Promise<boolean> {
     return this.write('add-maintainer', async (tx): Promise<Change<boolean>> => {
-      const [row] = await select(tx, 'SELECT owners, maintainers FROM projects WHERE name = $1', [name]);
-      if (!row) return { result: false, scopes: [] };
-      if ((row.owners as string[]).includes(user) || (row.maintainers as string[]).includes(user)) return { result: true, scopes: [] };
+      const row = await lockProject(tx, name);
+      if (!row) return nothing(false);
+      if ((row.owners as string[]).includes(user) || (row.maintainers as string[]).includes(user)) return nothing(true);
       await tx.query('UPDATE projects SET maintainers = array_append(maintainers, $1) WHERE name = $2', [user, name]);
-      await write.recordChange(tx, { project: name, action: 'add maintainer', user: by, time: this.time() });
+      await recordChange(tx, { project: name, action: 'add maintainer', user: by, time: this.time() });
       return { result: true, scopes: [project(name)] };
     });
   }
 
   putUser(user: UserRecord): Promise<void> {
     return this.write('put-user', async (tx) => {
-      await write.putUser(tx, user);
+      await upsert(tx, userRow(user));
       return { result: undefined, scopes: [`user:${user.name}`] };
     });
   }
 
   removeUser(name: string): Promise<boolean> {
     return this.write('remove-user', async (tx): Promise<Change<boolean>> => {
-      if ((await select(tx, 'DELETE FROM users WHERE name = $1 RETURNING 1', [name])).length === 0) return { result: false, scopes: [] };
+      if ((await select(tx, 'DELETE FROM users WHERE name = $1 RETURNING 1', [name])).length === 0) return nothing(false);
       const tokens = await select(tx, 'DELETE FROM tokens WHERE user_name = $1 RETURNING hash', [name]);
       const projects = await select(
         tx,
@@ -190,7 +167,7 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
 
   putToken(token: TokenRecord): Promise<void> {
     return this.write('put-token', async (tx) => {
-      await write.putToken(tx, token);
+      await upsert(tx, tokenRow(token));
       return { result: undefined, scopes: [`token:${token.hash}`] };
     });
   }
@@ -204,15 +181,15 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
 
   allowName(name: string, by: string | null): Promise<void> {
     return this.write('allow-name', async (tx) => {
-      await write.putAllowedName(tx, { name, by, at: this.time() });
-      return { result: undefined, scopes: [`allowed:${name}`] };
+      await upsert(tx, allowedRow({ name, by, at: this.time() }));
+      return nothing(undefined);
     });
   }
 
   endSession(session: EndedSession, now: number): Promise<void> {
     return this.write('end-session', async (tx) => {
       const forgotten = await select(tx, 'DELETE FROM ended_sessions WHERE until <= $1 RETURNING id', [now]);
-      await tx.query('INSERT INTO ended_sessions (id, until) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [session.id, session.until]);
+      await insertNew(tx, endedSessionRow(session));
       return { result: undefined, scopes: [session.id, ...forgotten.map((row) => String(row.id))].map((id) => `session:${id}`) };
     });
   }
@@ -220,9 +197,4 @@ export class PgIndexStore extends IndexView implements IndexStore, ReplicaPart {
   private time(): string {
     return this.now().toISOString();
   }
-}
-
-async function lastSerial(tx: Queryable): Promise<number> {
-  const [row] = await select(tx, "SELECT value FROM counters WHERE name = 'serial'");
-  return Number(row?.value ?? 0);
 }
