@@ -1,0 +1,87 @@
+/**
+ * The downloading node's side of a download shared with other nodes: the upstream's bytes, as they pass,
+ * are also written as parts (download-parts.ts), a part once `partBytes` have gathered or once the oldest
+ * of them has waited `flushMs`, whichever comes first, so that the other nodes' clients follow a second or
+ * so behind. Parts go one at a time, in order; when they fall behind, the body is read no faster than they
+ * go. A part that cannot be written stops the publishing (the others take the download over once this
+ * one ends); the download itself goes on.
+ */
+import type { DownloadParts } from '../store/download-parts.js';
+
+export interface PublishOptions {
+  /** Bytes gathered into one part at most. */
+  partBytes: number;
+  /** How long a byte waits before it is written (with whatever has gathered by then). */
+  flushMs: number;
+}
+
+export class PartPublisher {
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  /** Where the first pending byte is in the file. */
+  private offset: number;
+  /** Bytes gathered or being written. */
+  private queued = 0;
+  private writes: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private failed = false;
+
+  constructor(
+    private readonly parts: DownloadParts,
+    private readonly sha256: string,
+    from: number,
+    private readonly options: PublishOptions,
+    private readonly onFailure: (err: Error) => void,
+  ) {
+    this.offset = from;
+  }
+
+  /** `body` (the file's bytes from `from` on), unchanged, its bytes published as they pass. */
+  async *tee(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of body) {
+        this.add(chunk);
+        yield chunk;
+        if (this.queued > 2 * this.options.partBytes) await this.writes;
+      }
+    } finally {
+      // What came before an upstream failure is worth as much to whoever takes over.
+      this.flush();
+    }
+  }
+
+  /** Resolves once every part given so far is written (or the publishing has failed). */
+  written(): Promise<void> {
+    return this.writes;
+  }
+
+  private add(chunk: Uint8Array): void {
+    if (this.failed || chunk.byteLength === 0) return;
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.byteLength;
+    this.queued += chunk.byteLength;
+    if (this.pendingBytes >= this.options.partBytes) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.options.flushMs);
+  }
+
+  private flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.failed || this.pendingBytes === 0) return;
+    const bytes = Buffer.concat(this.pending, this.pendingBytes);
+    const offset = this.offset;
+    this.offset += bytes.byteLength;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.writes = this.writes.then(async () => {
+      try {
+        if (!this.failed) await this.parts.put(this.sha256, offset, bytes);
+      } catch (err) {
+        this.failed = true;
+        this.onFailure(err as Error);
+      } finally {
+        this.queued -= bytes.byteLength;
+      }
+    });
+  }
+}

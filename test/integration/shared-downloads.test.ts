@@ -1,0 +1,136 @@
+/**
+ * Shared first downloads across nodes (docs/scale-out.md, "Upstream files: one download across nodes"):
+ * three larders on one database and one bucket before an upstream that sends files slowly and answers
+ * ranges. One node downloads; the others' clients follow its parts before the upstream has finished; a
+ * killed or failing downloader is taken over from where its parts end. The nodes' wait bound is set far
+ * beyond the tests' own, so a download completed here was handed over, not waited out.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
+import { eventually } from '../helpers/eventually.js';
+import type { TestLarder } from '../helpers/larder.js';
+import { type ClientRead, type SharedDownloadPool, sha256, startSharedDownloadPool } from '../helpers/shared-download-pool.js';
+
+const MiB = 1024 * 1024;
+
+function assertWhole(read: ClientRead, dist: BuiltDist, who: string): void {
+  assert.equal(read.status, 200, `${who}: status`);
+  assert.equal(read.error, null, `${who}: the body broke off`);
+  assert.equal(read.bytes?.length, dist.size, `${who}: size`);
+  assert.equal(sha256(read.bytes!), dist.sha256, `${who}: bytes`);
+}
+
+/** The offset a ranged GET asked from, or null for a whole GET. */
+const rangeFrom = (headers: Record<string, unknown>) => {
+  const m = /^bytes=(\d+)-$/.exec(String(headers.range ?? ''));
+  return m ? Number(m[1]) : null;
+};
+
+describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
+  let pool: SharedDownloadPool;
+  let a: TestLarder;
+  let b: TestLarder;
+  let c: TestLarder;
+  let serial = 0;
+
+  /** A wheel of `bytes` (mostly incompressible data) the upstream lists under its own project. */
+  const upstreamWheel = async (bytes: number) => {
+    const name = `shared-dl-${++serial}`;
+    const dist = await buildWheel(join(pool.tmp, name), { name, version: '1.0', dataFile: { bytes, seed: name } });
+    pool.upstream.addProject(name, [dist]);
+    return { name, dist };
+  };
+
+  before(async () => {
+    pool = await startSharedDownloadPool();
+    // A gives up on a silent upstream after 1.5 s (the failing-holder tests make it the holder).
+    [a, b, c] = await Promise.all([pool.node({ upstreamBodyTimeout: 1500 }), pool.node(), pool.node()]);
+  });
+
+  after(async () => {
+    await pool?.close();
+  });
+
+  test('a slow file asked on three nodes: one upstream GET, every client has bytes before the upstream has sent the file, all identical', async () => {
+    const { name, dist } = await upstreamWheel(4 * MiB);
+    await pool.upstream.setFault({ kind: 'slow', bytesPerSecond: MiB, pathPrefix: '/files/' });
+    const first = pool.read(a.url, name, dist.filename);
+    await eventually(() => pool.gets(dist.filename).length === 1, 'A asks the upstream');
+    const [fromA, fromB, fromC] = await Promise.all([first, pool.read(b.url, name, dist.filename), pool.read(c.url, name, dist.filename)]);
+    for (const [who, read] of [
+      ['A', fromA],
+      ['B', fromB],
+      ['C', fromC],
+    ] as const) {
+      assertWhole(read, dist, who);
+      assert.ok(
+        read.upstreamSentAtFirst! < dist.size,
+        `${who} had its first bytes while the upstream was still sending (${read.upstreamSentAtFirst} of ${dist.size})`,
+      );
+    }
+    assert.equal(pool.gets(dist.filename).length, 1, 'one upstream GET across the nodes');
+    await eventually(async () => (await pool.partKeys()).length === 0, 'the parts are removed once the blob is in');
+    const objects = await pool.s3.objects(pool.bucket);
+    assert.equal(sha256(objects.get(`larder/sha256/${dist.sha256.slice(0, 2)}/${dist.sha256}`)!), dist.sha256, 'the blob is whole');
+    await pool.upstream.setFault(null);
+  });
+
+  test('the downloading node killed midway: a follower takes over from its parts with a Range request, every surviving client gets the file', async () => {
+    const { name, dist } = await upstreamWheel(4 * MiB);
+    await pool.upstream.setFault({ kind: 'slow', bytesPerSecond: MiB, pathPrefix: '/files/' });
+    const doomed = await pool.child();
+    const onDoomed = pool.read(doomed.url, name, dist.filename);
+    await eventually(() => (pool.gets(dist.filename)[0]?.bytesSent ?? 0) > 1.5 * MiB, 'the child node is well into the file');
+    let following = 0;
+    const reads = [a, b].map((node) => pool.read(node.url, name, dist.filename, () => following++));
+    await eventually(() => following === 2, 'A and B follow the child node');
+    await doomed.stop('SIGKILL');
+    const [fromA, fromB] = (await Promise.all(reads)) as [ClientRead, ClientRead];
+    assertWhole(fromA, dist, 'A');
+    assertWhole(fromB, dist, 'B');
+    assert.ok((await onDoomed).error !== null || (await onDoomed).status !== 200, "the killed node's client did not get a whole file");
+    const gets = pool.gets(dist.filename);
+    assert.equal(gets.length, 2, 'the killed GET and one resume');
+    const from = rangeFrom(gets[1]!.headers);
+    assert.ok(from !== null && from > MiB, `the resume asks from where the parts end (range ${String(gets[1]!.headers.range)})`);
+    assert.equal(gets[1]!.status, 206);
+    await eventually(async () => (await pool.partKeys()).length === 0, 'the parts are removed once the blob is in');
+    await pool.upstream.setFault(null);
+  });
+
+  test("the downloading node's upstream falls silent: it gives up, a follower resumes the file from the parts", async () => {
+    const { name, dist } = await upstreamWheel(3 * MiB);
+    await pool.upstream.setFault([
+      { kind: 'hang', afterBytes: 2 * MiB, pathPrefix: '/files/', count: 1 },
+      { kind: 'slow', bytesPerSecond: 2 * MiB, pathPrefix: '/files/' },
+    ]);
+    const onA = pool.read(a.url, name, dist.filename);
+    await eventually(() => pool.gets(dist.filename).length === 1, 'A asks the upstream');
+    const reads = [b, c].map((node) => pool.read(node.url, name, dist.filename));
+    const [fromB, fromC] = (await Promise.all(reads)) as [ClientRead, ClientRead];
+    assertWhole(fromB, dist, 'B');
+    assertWhole(fromC, dist, 'C');
+    assert.notEqual((await onA).error, null, "A's own client gets a broken body, not a whole file");
+    const gets = pool.gets(dist.filename);
+    assert.equal(gets.length, 2);
+    assert.equal(rangeFrom(gets[1]!.headers), 2 * MiB, 'resumed right after the bytes the silent upstream sent');
+    await pool.upstream.setFault(null);
+  });
+
+  test('the upstream fails for whoever takes over too: every client gets an error, none waits', async () => {
+    const { name, dist } = await upstreamWheel(3 * MiB);
+    await pool.upstream.setFault([
+      { kind: 'hang', afterBytes: MiB, pathPrefix: '/files/', count: 1 },
+      { kind: 'status500', pathPrefix: '/files/' },
+    ]);
+    const onA = pool.read(a.url, name, dist.filename);
+    await eventually(() => pool.gets(dist.filename).length === 1, 'A asks the upstream');
+    const reads = await Promise.all([onA, pool.read(b.url, name, dist.filename), pool.read(c.url, name, dist.filename)]);
+    for (const read of reads) assert.ok(read.status !== 200 || read.error !== null, `no whole file: ${JSON.stringify({ ...read, bytes: read.bytes?.length })}`);
+    await pool.upstream.setFault(null);
+    const again = await pool.read(b.url, name, dist.filename);
+    assertWhole(again, dist, 'B, once the upstream is back');
+  });
+});
