@@ -74,8 +74,11 @@ export class CrossNodeDownloads {
   }
 
   /** A client's stream of the file another node is downloading, once its first bytes have come. */
-  followOther(sha256: string, follower: Follower): Promise<Readable> {
+  async followOther(sha256: string, follower: Follower): Promise<Readable> {
     const file = { sha256, parts: this.parts, blobs: this.blobs, lock: () => this.lock(sha256), ...follower };
-    return startedStream(followParts(file, this.follow), 1 << 20);
+    const gone = new AbortController();
+    const stream = await startedStream(followParts(file, { ...this.follow, signal: gone.signal }), 1 << 20);
+    stream.once('close', () => gone.abort());
+    return stream;
   }
 }

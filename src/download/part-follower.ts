@@ -37,6 +37,8 @@ export interface FollowOptions {
   waitMs: number;
   /** Monotonic ms. */
   now: () => number;
+  /** Aborted once the client has gone: nothing is taken over for it after that. */
+  signal?: AbortSignal;
 }
 
 /** The bytes of `stream` from byte `from` on. */
@@ -82,6 +84,7 @@ async function* following(file: FollowedFile, options: FollowOptions): AsyncGene
       quietSince = options.now();
       continue;
     }
+    if (options.signal?.aborted) throw new Error('the client has gone');
     const local = await file.joinLocal();
     if (local) return yield* from(local, position);
     const release = await file.lock();
@@ -93,7 +96,7 @@ async function* following(file: FollowedFile, options: FollowOptions): AsyncGene
       return yield* from(await file.takeOver(release), position);
     }
     if (options.now() - quietSince >= options.waitMs) return yield* from(await file.takeOver(null), position);
-    await sleep(options.pollMs);
+    await sleep(options.pollMs, undefined, { signal: options.signal }).catch(() => {});
   }
 }
 
