@@ -124,7 +124,9 @@ export async function startSharedDownloadPool(): Promise<SharedDownloadPool> {
     },
     gets,
     async partKeys() {
-      return [...(await s3!.objects(bucket)).keys()].filter((key) => key.includes('/tmp/parts/'));
+      // A part removed between the listing and the read of its bytes: still there a moment ago.
+      const objects = await s3!.objects(bucket).catch(() => new Map([['larder/tmp/parts/(being removed)', Buffer.alloc(0)]]));
+      return [...objects.keys()].filter((key) => key.includes('/tmp/parts/'));
     },
     async close() {
       await Promise.all(children.map((c) => (c.alive() ? c.stop('SIGKILL') : null)));
