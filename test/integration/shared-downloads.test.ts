@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { eventually } from '../helpers/eventually.js';
 import type { TestLarder } from '../helpers/larder.js';
@@ -43,6 +45,22 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
     return { name, dist };
   };
 
+  /** A part of `bytes` random bytes at offset 0, as if a holder of the wrong bytes had died. */
+  const leaveWrongPart = async (sha: string, bytes: number) => {
+    const store = new S3BlobStore({
+      location: pool.shared.blobStore!,
+      endpoint: pool.s3.endpoint,
+      region: pool.s3.credentials.region,
+      dataDir: pool.tmp,
+      redirect: false,
+    });
+    try {
+      await store.parts!.put(sha, 0, randomBytes(bytes));
+    } finally {
+      store.close();
+    }
+  };
+
   before(async () => {
     pool = await startSharedDownloadPool();
     // A gives up on a silent upstream after 1.5 s (the failing-holder tests make it the holder).
@@ -57,7 +75,7 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
     const { name, dist } = await upstreamWheel(4 * MiB);
     await pool.upstream.setFault({ kind: 'slow', bytesPerSecond: MiB, pathPrefix: '/files/' });
     const first = pool.read(a.url, name, dist.filename);
-    await eventually(() => pool.gets(dist.filename).length === 1, 'A asks the upstream');
+    await eventually(() => pool.gets(dist.filename).length === 1, 'A asks the upstream', 30_000);
     const [fromA, fromB, fromC] = await Promise.all([first, pool.read(b.url, name, dist.filename), pool.read(c.url, name, dist.filename)]);
     for (const [who, read] of [
       ['A', fromA],
@@ -71,7 +89,7 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
       );
     }
     assert.equal(pool.gets(dist.filename).length, 1, 'one upstream GET across the nodes');
-    await eventually(async () => (await pool.partKeys()).length === 0, 'the parts are removed once the blob is in');
+    await eventually(async () => (await pool.partKeys()).length === 0, 'the parts are removed once the blob is in', 30_000);
     const objects = await pool.s3.objects(pool.bucket);
     assert.equal(sha256(objects.get(`larder/sha256/${dist.sha256.slice(0, 2)}/${dist.sha256}`)!), dist.sha256, 'the blob is whole');
     await pool.upstream.setFault(null);
@@ -82,10 +100,10 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
     await pool.upstream.setFault({ kind: 'slow', bytesPerSecond: MiB, pathPrefix: '/files/' });
     const doomed = await pool.child();
     const onDoomed = pool.read(doomed.url, name, dist.filename);
-    await eventually(() => (pool.gets(dist.filename)[0]?.bytesSent ?? 0) > 1.5 * MiB, 'the child node is well into the file');
+    await eventually(() => (pool.gets(dist.filename)[0]?.bytesSent ?? 0) > 1.5 * MiB, 'the child node is well into the file', 30_000);
     let following = 0;
     const reads = [a, b].map((node) => pool.read(node.url, name, dist.filename, () => following++));
-    await eventually(() => following === 2, 'A and B follow the child node');
+    await eventually(() => following === 2, 'A and B follow the child node', 30_000);
     await doomed.stop('SIGKILL');
     const [fromA, fromB] = (await Promise.all(reads)) as [ClientRead, ClientRead];
     assertWhole(fromA, dist, 'A');
@@ -96,7 +114,7 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
     const from = rangeFrom(gets[1]!.headers);
     assert.ok(from !== null && from > MiB, `the resume asks from where the parts end (range ${String(gets[1]!.headers.range)})`);
     assert.equal(gets[1]!.status, 206);
-    await eventually(async () => (await pool.partKeys()).length === 0, 'the parts are removed once the blob is in');
+    await eventually(async () => (await pool.partKeys()).length === 0, 'the parts are removed once the blob is in', 30_000);
     await pool.upstream.setFault(null);
   });
 
@@ -107,7 +125,7 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
       { kind: 'slow', bytesPerSecond: 2 * MiB, pathPrefix: '/files/' },
     ]);
     const onA = pool.read(a.url, name, dist.filename);
-    await eventually(() => pool.gets(dist.filename).length === 1, 'A asks the upstream');
+    await eventually(() => pool.gets(dist.filename).length === 1, 'A asks the upstream', 30_000);
     const reads = [b, c].map((node) => pool.read(node.url, name, dist.filename));
     const [fromB, fromC] = (await Promise.all(reads)) as [ClientRead, ClientRead];
     assertWhole(fromB, dist, 'B');
@@ -126,11 +144,35 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
       { kind: 'status500', pathPrefix: '/files/' },
     ]);
     const onA = pool.read(a.url, name, dist.filename);
-    await eventually(() => pool.gets(dist.filename).length === 1, 'A asks the upstream');
+    await eventually(() => pool.gets(dist.filename).length === 1, 'A asks the upstream', 30_000);
     const reads = await Promise.all([onA, pool.read(b.url, name, dist.filename), pool.read(c.url, name, dist.filename)]);
     for (const read of reads) assert.ok(read.status !== 200 || read.error !== null, `no whole file: ${JSON.stringify({ ...read, bytes: read.bytes?.length })}`);
     await pool.upstream.setFault(null);
     const again = await pool.read(b.url, name, dist.filename);
     assertWhole(again, dist, 'B, once the upstream is back');
+  });
+
+  test('parts of wrong bytes left in the bucket: the download resumed from them fails verification, its client never gets a whole file, and the parts go', async () => {
+    const { name, dist } = await upstreamWheel(2 * MiB);
+    await leaveWrongPart(dist.sha256, MiB);
+    const resumed = await pool.read(a.url, name, dist.filename);
+    assert.ok(resumed.status !== 200 || resumed.error !== null, 'the client of the wrong bytes gets no whole file');
+    assert.equal(rangeFrom(pool.gets(dist.filename)[0]!.headers), MiB, 'the download resumed after the part');
+    await eventually(async () => (await pool.partKeys()).length === 0, 'the wrong parts are removed', 30_000);
+    assertWhole(await pool.read(b.url, name, dist.filename), dist, 'B, afterwards');
+    assert.equal(rangeFrom(pool.gets(dist.filename)[1]!.headers), null, 'downloaded from the start');
+  });
+
+  test('a follower that was sent wrong bytes from the parts: its client gets a broken body, never a whole file, though the file downloaded after is right', async () => {
+    const { name, dist } = await upstreamWheel(2 * MiB);
+    await leaveWrongPart(dist.sha256, MiB);
+    await pool.upstream.setFault({ kind: 'slow', bytesPerSecond: MiB, pathPrefix: '/files/' });
+    const onA = pool.read(a.url, name, dist.filename);
+    await eventually(() => pool.gets(dist.filename).length === 1, 'A resumes after the wrong part', 30_000);
+    const fromB = await pool.read(b.url, name, dist.filename);
+    assert.notEqual(fromB.error, null, `B's client has a broken body (status ${fromB.status}, ${fromB.bytes?.length} bytes)`);
+    assert.ok((await onA).error !== null);
+    await pool.upstream.setFault(null);
+    assertWhole(await pool.read(c.url, name, dist.filename), dist, 'C, afterwards');
   });
 });
