@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { eventually } from '../helpers/eventually.js';
@@ -45,8 +46,8 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
     return { name, dist };
   };
 
-  /** A part of `bytes` random bytes at offset 0, as if a holder of the wrong bytes had died. */
-  const leaveWrongPart = async (sha: string, bytes: number) => {
+  /** Parts at their offsets, as a holder that ended without the blob leaves them. */
+  const leaveParts = async (sha: string, parts: [number, Uint8Array][]) => {
     const store = new S3BlobStore({
       location: pool.shared.blobStore!,
       endpoint: pool.s3.endpoint,
@@ -55,7 +56,7 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
       redirect: false,
     });
     try {
-      await store.parts!.put(sha, 0, randomBytes(bytes));
+      for (const [offset, bytes] of parts) await store.parts!.put(sha, offset, bytes);
     } finally {
       store.close();
     }
@@ -154,7 +155,7 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
 
   test('parts of wrong bytes left in the bucket: the download resumed from them fails verification, its client never gets a whole file, and the parts go', async () => {
     const { name, dist } = await upstreamWheel(2 * MiB);
-    await leaveWrongPart(dist.sha256, MiB);
+    await leaveParts(dist.sha256, [[0, randomBytes(MiB)]]);
     const resumed = await pool.read(a.url, name, dist.filename);
     assert.ok(resumed.status !== 200 || resumed.error !== null, 'the client of the wrong bytes gets no whole file');
     assert.equal(rangeFrom(pool.gets(dist.filename)[0]!.headers), MiB, 'the download resumed after the part');
@@ -165,7 +166,7 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
 
   test('a follower that was sent wrong bytes from the parts: its client gets a broken body, never a whole file, though the file downloaded after is right', async () => {
     const { name, dist } = await upstreamWheel(2 * MiB);
-    await leaveWrongPart(dist.sha256, MiB);
+    await leaveParts(dist.sha256, [[0, randomBytes(MiB)]]);
     await pool.upstream.setFault({ kind: 'slow', bytesPerSecond: MiB, pathPrefix: '/files/' });
     const onA = pool.read(a.url, name, dist.filename);
     await eventually(() => pool.gets(dist.filename).length === 1, 'A resumes after the wrong part', 30_000);
@@ -174,5 +175,19 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
     assert.ok((await onA).error !== null);
     await pool.upstream.setFault(null);
     assertWhole(await pool.read(c.url, name, dist.filename), dist, 'C, afterwards');
+  });
+
+  test('parts that hold the whole file (its holder could not keep it): the next holder makes the blob from them, the upstream sends nothing more', async () => {
+    const { name, dist } = await upstreamWheel(2 * MiB);
+    const bytes = await readFile(dist.path);
+    await leaveParts(dist.sha256, [
+      [0, bytes.subarray(0, MiB)],
+      [MiB, bytes.subarray(MiB)],
+    ]);
+    assertWhole(await pool.read(a.url, name, dist.filename), dist, 'A');
+    const [get] = pool.gets(dist.filename);
+    assert.equal(rangeFrom(get!.headers), dist.size, 'asked from the end');
+    assert.equal(get!.status, 416);
+    await eventually(async () => (await pool.partKeys()).length === 0, 'the parts are removed once the blob is in', 30_000);
   });
 });
