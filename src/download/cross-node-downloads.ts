@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import type { BlobStore } from '../store/blob-store.js';
 import type { DownloadLocks } from '../store/download-locks.js';
 import type { DownloadParts } from '../store/download-parts.js';
+import type { FileDownload } from './file-download.js';
 import { Handover } from './handover.js';
 import type { PublishOptions } from './part-publisher.js';
 import { type FollowOptions, followParts, type Release } from './part-follower.js';
@@ -56,6 +57,27 @@ export class CrossNodeDownloads {
       return [];
     });
     return new Handover(this.parts, sha256, found, this.options, (err) => this.onError(`a part of ${sha256}`, err));
+  }
+
+  /**
+   * While the holder's download runs, looks every `flushMs` for a follower's announcement, and then
+   * publishes the file as parts (a holder nobody follows writes none).
+   */
+  publishWhenFollowed(sha256: string, handover: Handover, download: FileDownload): void {
+    let running = true;
+    const stop = () => {
+      running = false;
+    };
+    download.finished.then(stop, stop);
+    const look = async () => {
+      if (!running) return;
+      if (await this.parts.announced(sha256).catch(() => false)) {
+        if (running) handover.publish(() => download.follow());
+        return;
+      }
+      setTimeout(() => void look(), this.options.flushMs).unref();
+    };
+    void look();
   }
 
   /**

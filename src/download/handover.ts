@@ -2,7 +2,7 @@
  * What a node starts from when it takes a file's download lock: the parts an earlier holder (one that died
  * or failed midway) left, as far as they hold the file from its first byte without a gap, so that the
  * upstream is asked only for the rest (a `Range` request, answered 206, or 200 with the whole file, whose
- * first bytes are then skipped); and the publishing, as parts, of what it downloads itself.
+ * first bytes are then skipped); and the publishing, as parts, of the rest once another node follows.
  */
 import type { DownloadPart, DownloadParts } from '../store/download-parts.js';
 import type { UpstreamResponse } from '../upstream/client.js';
@@ -60,13 +60,14 @@ export class Handover {
   readonly offset: number;
   private readonly segments: Segment[];
   private readonly publisher: PartPublisher;
+  private publishing: Promise<void> | undefined;
 
   constructor(
     private readonly parts: DownloadParts,
     private readonly sha256: string,
     found: DownloadPart[],
     options: PublishOptions,
-    onFailure: (err: Error) => void,
+    private readonly onFailure: (err: Error) => void,
   ) {
     const { segments, offset } = fromTheStart(found);
     this.segments = segments;
@@ -89,13 +90,20 @@ export class Handover {
     return null;
   }
 
+  /** Publishes the file from where the parts end, reading `file` from its first byte (once, however often asked). */
+  publish(file: () => Promise<AsyncIterable<Uint8Array>>): void {
+    this.publishing ??= file()
+      .then((bytes) => this.publisher.consume(bytes))
+      .catch((err: Error) => this.onFailure(err));
+  }
+
   /** Resolves once every part this holder gave is written. */
-  written(): Promise<void> {
-    return this.publisher.written();
+  async written(): Promise<void> {
+    await this.publishing;
   }
 
   private async *body(rest: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
     for (const segment of this.segments) yield await this.parts.read(this.sha256, segment.offset, segment);
-    yield* this.publisher.tee(rest);
+    yield* rest;
   }
 }

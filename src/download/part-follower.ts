@@ -1,6 +1,7 @@
 /**
- * A client of a node that is not downloading the file itself, while another node does: its bytes are read
- * from the parts the downloading node writes (part-publisher.ts), from the first byte, as they appear. When
+ * A client of a node that is not downloading the file itself, while another node does: it announces that
+ * it follows (again every few seconds), and its bytes are read from the parts the downloading node then
+ * writes (part-publisher.ts), from the first byte, as they appear. When
  * nothing new has come, the file's lock is asked for: granted, the downloading node has gone — the rest
  * comes from the blob when it has landed, else this node takes the download over (resuming from the parts)
  * and the client goes on from the byte it had reached. A download under way on this node meanwhile is
@@ -41,6 +42,9 @@ export interface FollowOptions {
   signal?: AbortSignal;
 }
 
+/** How often a follower tells the holder again that it follows. */
+const ANNOUNCE_EVERY_MS = 5000;
+
 /** The bytes of `stream` from byte `from` on. */
 async function* from(stream: Readable, bytes: number): AsyncGenerator<Uint8Array> {
   let left = bytes;
@@ -68,7 +72,13 @@ async function* following(file: FollowedFile, options: FollowOptions): AsyncGene
   /** The offset of the part read last: the listing starts there. */
   let listFrom = 0;
   let quietSince = options.now();
+  let announcedAt = Number.NEGATIVE_INFINITY;
   for (;;) {
+    // Said again now and then: a holder that took over after parts were removed has not heard it.
+    if (options.now() - announcedAt >= ANNOUNCE_EVERY_MS) {
+      announcedAt = options.now();
+      await file.parts.announce(file.sha256).catch(() => {});
+    }
     let moved = false;
     for (const part of await file.parts.list(file.sha256, listFrom).catch(() => [])) {
       if (part.offset + part.size <= position) continue;

@@ -1,10 +1,11 @@
 /**
- * The downloading node's side of a download shared with other nodes: the upstream's bytes, as they pass,
- * are also written as parts (download-parts.ts), a part once `partBytes` have gathered or once the oldest
- * of them has waited `flushMs`, whichever comes first, so that the other nodes' clients follow a second or
- * so behind. Parts go one at a time, in order; when they fall behind, the body is read no faster than they
- * go. A part that cannot be written stops the publishing (the others take the download over once this
- * one ends); the download itself goes on.
+ * The downloading node's side of a download shared with other nodes: once another node's client follows
+ * it, the file's bytes are read from the start (as one more reader of the download) and written as parts
+ * (download-parts.ts), a part once `partBytes` have gathered or once the oldest of them has waited
+ * `flushMs`, whichever comes first, so that the other nodes' clients follow a second or so behind. Parts
+ * go one at a time, in order; when they fall behind, they are read no faster than they go. A part that
+ * cannot be written stops the publishing (the others take the download over once this one ends); the
+ * download itself goes on.
  */
 import type { DownloadParts } from '../store/download-parts.js';
 
@@ -36,18 +37,25 @@ export class PartPublisher {
     this.offset = from;
   }
 
-  /** `body` (the file's bytes from `from` on), unchanged, its bytes published as they pass. */
-  async *tee(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  /** Publishes the file's bytes, read from its first, from `from` on; resolves once they have ended and every part is written. */
+  async consume(file: AsyncIterable<Uint8Array>): Promise<void> {
+    let skip = this.offset;
     try {
-      for await (const chunk of body) {
-        this.add(chunk);
-        yield chunk;
-        if (this.queued > 2 * this.options.partBytes) await this.writes;
+      for await (const chunk of file) {
+        if (this.failed) break;
+        if (skip >= chunk.byteLength) skip -= chunk.byteLength;
+        else {
+          this.add(skip ? chunk.subarray(skip) : chunk);
+          skip = 0;
+          if (this.queued > 2 * this.options.partBytes) await this.writes;
+        }
       }
+    } catch {
+      // The download failed: what came before is worth as much to whoever takes over.
     } finally {
-      // What came before an upstream failure is worth as much to whoever takes over.
       this.flush();
     }
+    await this.writes;
   }
 
   /** Resolves once every part given so far is written (or the publishing has failed). */

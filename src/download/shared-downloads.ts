@@ -93,11 +93,13 @@ export class SharedDownloads {
     this.running.add(ended);
     void outcome.then(async (how) => {
       this.running.delete(ended);
-      const started = await handover.catch(() => null);
-      if (crossNode && started && release) await crossNode.ended(plan.sha256!, started, how, release);
+      const begun = await handover.catch(() => null);
+      if (crossNode && begun && release) await crossNode.ended(plan.sha256!, begun, how, release);
       else await release?.().catch(() => {});
     });
     const download = await starting;
+    const started = await handover;
+    if (crossNode && started) crossNode.publishWhenFollowed(plan.sha256!, started, download);
     return { stream: await download.first, size: download.knownSize };
   }
 }

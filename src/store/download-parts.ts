@@ -17,6 +17,10 @@ export interface DownloadParts {
   list(sha256: string, from?: number): Promise<DownloadPart[]>;
   /** Bytes `start` to `end` (inclusive, counted within the part) of the part at `offset`; rejects when it is gone. */
   read(sha256: string, offset: number, range: { start: number; end: number }): Promise<Buffer>;
-  /** Removes every part of `sha256`. */
+  /** Tells the downloading node that another node's client follows `sha256`'s download (it writes parts only then). */
+  announce(sha256: string): Promise<void>;
+  /** Whether a client of another node follows `sha256`'s download. */
+  announced(sha256: string): Promise<boolean>;
+  /** Removes every part of `sha256`, and the announcement. */
   remove(sha256: string): Promise<void>;
 }

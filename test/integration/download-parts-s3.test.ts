@@ -1,6 +1,6 @@
 /**
  * The parts of downloads in flight in a real S3-protocol server (s3-download-parts.ts): listed by offset
- * from a given one, read by range, replaced at the same offset, removed together, and never taken for
+ * from a given one, read by range, replaced at the same offset, announced, removed together, and never taken for
  * blobs nor spared by the purge of abandoned temporary objects.
  */
 import assert from 'node:assert/strict';
@@ -38,7 +38,7 @@ describe('download parts in S3', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('put, list from an offset (in offset order, past 10 digits), read a range, replace, remove', async () => {
+  test('put, list from an offset (in offset order, past 10 digits), read a range, replace, announce, remove', async () => {
     const parts = store.parts;
     const first = randomBytes(1000);
     const second = randomBytes(500);
@@ -67,8 +67,13 @@ describe('download parts in S3', () => {
     const listed: string[] = [];
     for await (const blob of store.list()) listed.push(blob.sha256);
     assert.deepEqual(listed, [], 'parts are not blobs');
+    assert.equal(await parts.announced(SHA), false);
+    await parts.announce(SHA);
+    assert.equal(await parts.announced(SHA), true, 'a follower has announced itself');
+    assert.equal((await parts.list(SHA)).length, 3, 'the announcement is not a part');
     await parts.remove(SHA);
     assert.deepEqual(await parts.list(SHA), []);
+    assert.equal(await parts.announced(SHA), false, 'the announcement goes with the parts');
     await assert.rejects(parts.read(SHA, 0, { start: 0, end: 1 }));
   });
 

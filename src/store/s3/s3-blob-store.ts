@@ -87,7 +87,7 @@ export class S3BlobStore implements BlobStore {
     this.clock = options.clock ?? systemClock;
     this.monotonicMs = options.monotonicMs ?? (() => performance.now());
     if (options.partSize !== undefined && options.partSize < 5 * 1024 * 1024) throw new Error('the S3 part size must be at least 5 MiB');
-    this.parts = new S3DownloadParts(this.client, this.keys, (operation, run) => this.call(operation, run));
+    this.parts = new S3DownloadParts(this.client, this.keys, (operation, run, expected) => this.call(operation, run, expected));
   }
 
   private get bucket(): string {
