@@ -43,8 +43,9 @@ export class SharedDownloads {
       await release?.();
       return joined;
     }
-    // Refused while no request on this node has started it: another node is downloading it.
+    // Granted; or refused while a download on this node takes no more readers (a file not kept): download again.
     if (release || this.downloads.has(plan.key)) return this.begin(plan, release);
+    // Refused while no request on this node has started it: another node is downloading it.
     const stream = await this.crossNode.followOther(sha256, {
       joinLocal: async () => (await this.join(plan.key))?.stream ?? null,
       takeOver: async (lock) => {
