@@ -48,7 +48,8 @@ export interface SharedDownloadPool {
   close(): Promise<void>;
 }
 
-export async function startSharedDownloadPool(): Promise<SharedDownloadPool> {
+/** `startS3`: the S3 server to run (the slow tier's real one, say). */
+export async function startSharedDownloadPool(startS3: () => Promise<TestS3Server> = startS3Server): Promise<SharedDownloadPool> {
   const tmp = await mkdtemp(join(tmpdir(), 'larder-shared-dl-'));
   let pg: TestPostgres | undefined;
   let s3: TestS3Server | undefined;
@@ -56,7 +57,7 @@ export async function startSharedDownloadPool(): Promise<SharedDownloadPool> {
   const nodes: TestLarder[] = [];
   const children: ChildServer[] = [];
   try {
-    [pg, s3, upstream] = await Promise.all([startPostgres(), startS3Server(), startFakeUpstream({ ranges: true })]);
+    [pg, s3, upstream] = await Promise.all([startPostgres(), startS3(), startFakeUpstream({ ranges: true })]);
   } catch (err) {
     await Promise.all([pg?.cleanup(), s3?.close(), upstream?.close()]);
     throw err;
