@@ -26,6 +26,8 @@ export class PartPublisher {
   private writes: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private failed = false;
+  /** Whether a part has been given to be written. */
+  private begun = false;
 
   constructor(
     private readonly parts: DownloadParts,
@@ -58,18 +60,14 @@ export class PartPublisher {
     await this.writes;
   }
 
-  /** Resolves once every part given so far is written (or the publishing has failed). */
-  written(): Promise<void> {
-    return this.writes;
-  }
-
   private add(chunk: Uint8Array): void {
     if (this.failed || chunk.byteLength === 0) return;
     this.pending.push(chunk);
     this.pendingBytes += chunk.byteLength;
     this.queued += chunk.byteLength;
     if (this.pendingBytes >= this.options.partBytes) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.options.flushMs);
+    // The first part goes almost at once: the followers are waiting for their first bytes.
+    else this.timer ??= setTimeout(() => this.flush(), this.begun ? this.options.flushMs : this.options.flushMs / 10);
   }
 
   private flush(): void {
@@ -77,6 +75,7 @@ export class PartPublisher {
     this.timer = undefined;
     if (this.failed || this.pendingBytes === 0) return;
     const bytes = Buffer.concat(this.pending, this.pendingBytes);
+    this.begun = true;
     const offset = this.offset;
     this.offset += bytes.byteLength;
     this.pending = [];

@@ -72,8 +72,8 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
     await pool?.close();
   });
 
-  test('a slow file asked on three nodes: one upstream GET, every client has bytes before the upstream has sent the file, all identical', async () => {
-    const { name, dist } = await upstreamWheel(4 * MiB);
+  test('a slow file asked on three nodes: one upstream GET, every client has bytes before the upstream has sent the file, all identical', async (t) => {
+    const { name, dist } = await upstreamWheel(6 * MiB);
     await pool.upstream.setFault({ kind: 'slow', bytesPerSecond: MiB, pathPrefix: '/files/' });
     const first = pool.read(a.url, name, dist.filename);
     await eventually(() => pool.gets(dist.filename).length === 1, 'A asks the upstream', 30_000);
@@ -84,6 +84,7 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
       ['C', fromC],
     ] as const) {
       assertWhole(read, dist, who);
+      t.diagnostic(`${who}: first bytes when the upstream had sent ${read.upstreamSentAtFirst} of ${dist.size}`);
       assert.ok(
         read.upstreamSentAtFirst! < dist.size,
         `${who} had its first bytes while the upstream was still sending (${read.upstreamSentAtFirst} of ${dist.size})`,
@@ -96,8 +97,8 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
     await pool.upstream.setFault(null);
   });
 
-  test('the downloading node killed midway: a follower takes over from its parts with a Range request, every surviving client gets the file', async () => {
-    const { name, dist } = await upstreamWheel(4 * MiB);
+  test('the downloading node killed midway: a follower takes over from its parts with a Range request, every surviving client gets the file', async (t) => {
+    const { name, dist } = await upstreamWheel(6 * MiB);
     await pool.upstream.setFault({ kind: 'slow', bytesPerSecond: MiB, pathPrefix: '/files/' });
     const doomed = await pool.child();
     const onDoomed = pool.read(doomed.url, name, dist.filename);
@@ -105,6 +106,7 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
     let following = 0;
     const reads = [a, b].map((node) => pool.read(node.url, name, dist.filename, () => following++));
     await eventually(() => following === 2, 'A and B follow the child node', 30_000);
+    t.diagnostic(`killed when the upstream had sent ${pool.gets(dist.filename)[0]!.bytesSent} of ${dist.size}`);
     await doomed.stop('SIGKILL');
     const [fromA, fromB] = (await Promise.all(reads)) as [ClientRead, ClientRead];
     assertWhole(fromA, dist, 'A');
