@@ -203,4 +203,18 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
     assert.deepEqual(puts, [], 'no part written');
     await pool.upstream.setFault(null);
   });
+
+  test('an upstream that ignores Range: the holder resuming after parts gets the whole file again and skips what the parts hold', async () => {
+    const { name, dist } = await upstreamWheel(2 * MiB);
+    await leaveParts(dist.sha256, [[0, (await readFile(dist.path)).subarray(0, MiB)]]);
+    pool.upstream.configure({ ranges: false });
+    try {
+      assertWhole(await pool.read(a.url, name, dist.filename), dist, 'A');
+    } finally {
+      pool.upstream.configure({ ranges: true });
+    }
+    const [get] = pool.gets(dist.filename);
+    assert.equal(rangeFrom(get!.headers), MiB, 'asked from where the parts end');
+    assert.equal(get!.status, 200, 'and answered with the whole file');
+  });
 });
