@@ -1,10 +1,11 @@
 /**
  * One upstream download of a file across the nodes that share a blob store and a database, however slow
- * the file and whichever node dies. The node holding the file's lock (download-locks.ts) downloads it and
- * writes its bytes as parts while it does (part-publisher.ts); the other nodes' clients follow those parts
- * a second or so behind (part-follower.ts). The lock of a node that dies is freed at once; the next node
- * to take it resumes from the parts (handover.ts). Once the blob has landed its parts are removed; the
- * parts of a download that did not finish stay for whoever takes it over (purgeTmp removes old ones).
+ * the file and whichever node dies. The node holding the file's lock (download-locks.ts) downloads it;
+ * once a client of another node announces that it follows, the holder writes the file as parts
+ * (part-publisher.ts), which that client reads a second or so behind (part-follower.ts). The lock of a
+ * node that dies is freed at once; the next node to take it resumes from the parts (handover.ts). Once the
+ * blob has landed its parts are removed; the parts of a download that did not finish stay for whoever
+ * takes it over (purgeTmp removes old ones).
  */
 import type { Readable } from 'node:stream';
 import type { BlobStore } from '../store/blob-store.js';
@@ -20,7 +21,7 @@ export type { Release } from './part-follower.js';
 
 export type CrossNodeOptions = PublishOptions & Omit<FollowOptions, 'now'> & { now?: () => number };
 
-/** Parts of at most 4 MiB, written at least every second; parts listed four times a second while nothing new comes. */
+/** Parts of at most 4 MiB, written at least every second (the first at once); listed four times a second while nothing new comes. */
 export const sharedDownloadOptions = (waitMs: number): CrossNodeOptions => ({ partBytes: 4 << 20, flushMs: 1000, pollMs: 250, waitMs });
 
 /** How a holder's download ended: the blob is in, its bytes were wrong, or neither (the parts stay). */
