@@ -1,11 +1,11 @@
 /**
  * A client of a node that is not downloading the file itself, while another node does: it announces that
  * it follows (again every few seconds), and its bytes are read from the parts the downloading node then
- * writes (part-publisher.ts), from the first byte, as they appear. When
- * nothing new has come, the file's lock is asked for: granted, the downloading node has gone — the rest
- * comes from the blob when it has landed, else this node takes the download over (resuming from the parts)
- * and the client goes on from the byte it had reached. A download under way on this node meanwhile is
- * joined instead. When the holder sends nothing new for `waitMs`, this node downloads the file itself.
+ * writes (part-publisher.ts), from the first byte, as they appear. When nothing new has come, the file's
+ * lock is asked for: granted, the downloading node has gone — the rest comes from the blob when it has
+ * landed, else this node takes the download over (resuming from the parts) and the client goes on from
+ * the byte it had reached. A download under way on this node meanwhile is joined instead. When the holder
+ * sends nothing new for `waitMs`, this node downloads the file itself.
  *
  * Parts are not verified, so every byte sent is hashed and the last is held back until the whole is the
  * sha256 the file is named by: a client never receives a complete file that is not the verified one.
