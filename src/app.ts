@@ -24,7 +24,7 @@ import { routeTable } from './http/route-table.js';
 import { RootRenderCache } from './http/root-render-cache.js';
 import { ProjectAdmin } from './upload/project-admin.js';
 import { CacheBudget } from './cache/cache-budget.js';
-import { CrossNodeDownloads } from './download/cross-node-downloads.js';
+import { CrossNodeDownloads, sharedDownloadOptions } from './download/cross-node-downloads.js';
 import type { CachedFiles } from './download/cached-files.js';
 import { OverlaySource } from './sources/overlay-source.js';
 import { PrivateSource } from './sources/private-source.js';
@@ -116,8 +116,13 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   const policyMetrics = new PolicyMetrics(metrics.registry, logger, async () => (await stores.policy.collisions()).length);
   const policy = new Policy(config, stores.policy, clock);
   const budget = config.cacheMaxSize === null ? undefined : new CacheBudget(stores, config.cacheMaxSize, logger, (files) => metrics.evictions.inc(files));
+  // Nodes share a download only where they share a lock (the database) and the parts (the blob store).
   const crossNode =
-    config.blobStore === null ? undefined : new CrossNodeDownloads(stores.downloadLocks, blobs, { waitMs: config.sharedDownloadWait, pollMs: 250 });
+    config.databaseUrl === null || blobs.parts === null
+      ? undefined
+      : new CrossNodeDownloads(stores.downloadLocks, blobs, blobs.parts, sharedDownloadOptions(config.sharedDownloadWait), (what, err) =>
+          logger.warn({ err: err.message }, `shared download: ${what} failed`),
+        );
   const chains = config.upstreams.map((upstream) =>
     buildUpstreamChain(upstream, config, { stores, clock, logger, metrics, space, storageReporter, budget, crossNode }),
   );

@@ -118,7 +118,7 @@ export const BACKEND_SETTINGS = {
     parse: parseDuration,
     default: '60s',
     value: 'DURATION',
-    doc: "how long a node waits for another node's download of the same upstream file before fetching it itself",
+    doc: "how long a node following another node's download of the same upstream file waits for a new byte before fetching the file itself (a node that dies is taken over at once, not after this)",
   }),
   sessionSecret: setting({
     env: 'LARDER_SESSION_SECRET',

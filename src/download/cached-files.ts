@@ -22,6 +22,7 @@ import { type CachedFileTarget, cachedFileTarget, sha256Of } from './cached-file
 import { FileDownload } from './file-download.js';
 import { storedBody } from './stored-body.js';
 import type { CrossNodeDownloads } from './cross-node-downloads.js';
+import { declaredLength, type Handover } from './handover.js';
 import { type Followed, SharedDownloads } from './shared-downloads.js';
 import { FileRecordMarks } from '../cache/file-record-marks.js';
 import { offlineNotCached } from '../cache/offline.js';
@@ -151,42 +152,39 @@ export class CachedFiles {
   }
 
   /**
-   * Joins the download under way for this file when it can take another client, else starts one —
-   * unless another node is downloading it: then its blob is awaited (up to a bound) and read from the store.
+   * Joins the download under way for this file when it can take another client, else starts one — unless
+   * another node is downloading it: then the client follows that download (and this node takes it over if need be).
    */
   private follow(id: CachedFileId, target: CachedFileTarget): Promise<Followed> {
     return this.downloads.follow({
       key: `${id.project}\u0000${id.filename}\u0000${id.variant}`,
       sha256: sha256Of(target),
-      start: () => this.start(id, target),
-      stored: async () => {
-        const stored = await this.alreadyStored(id, target);
-        return stored && { stream: await this.blobs.read(stored.sha256), size: stored.size };
-      },
+      size: target.expected.size,
+      start: (handover) => this.start(id, target, handover),
     });
   }
 
-  /** Asks the upstream for the file and starts its download with the first client. */
-  private async start(id: CachedFileId, target: CachedFileTarget): Promise<FileDownload> {
+  /** Asks the upstream for the file (from where the handover's parts end) and starts its download with the first client. */
+  private async start(id: CachedFileId, target: CachedFileTarget, handover: Handover | null): Promise<FileDownload> {
     const { filename } = id;
     const abort = new AbortController();
-    const res = await this.upstream.download(target.url, abort.signal);
+    const res = await this.upstream.download(target.url, abort.signal, handover?.offset);
     if (res.status === 404 || res.status === 410) {
       await res.body.dump().catch(() => {});
       throw notFound(`The upstream index has no file ${filename} (it answered ${res.status}).`);
     }
-    if (res.status !== 200) {
+    const answer = handover ? await handover.read(res) : res.status === 200 ? { body: res.body, contentLength: declaredLength(res) } : null;
+    if (!answer) {
       await res.body.dump().catch(() => {});
       throw new UpstreamError(`answered ${res.status} for ${filename}`, 'status', res.status);
     }
     if (!target.expected.hash) this.logger.warn({ filename }, 'the upstream advertises no hash for this file; only its size is checked');
-    const declared = Number(res.headers['content-length']);
-    const contentLength = Number.isSafeInteger(declared) && declared >= 0 ? declared : null;
+    const { body, contentLength } = answer;
     const space = this.options.space;
     const keep = await space.allows(target.expected.size ?? contentLength ?? 0);
     if (!keep) this.events.diskFull?.('file', filename, null);
     const download = await FileDownload.start({
-      body: res.body,
+      body,
       abort: () => abort.abort(),
       expected: target.expected,
       contentLength,

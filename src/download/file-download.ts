@@ -12,13 +12,14 @@
  * abandoned once every reader has gone. Nothing partial is ever kept.
  */
 import { unlink } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { GrowingCommit } from '../store/blob-store.js';
 import { diskFullError } from '../store/disk-space.js';
 import { Changes } from './changes.js';
 import { DownloadVerifier } from './download-verifier.js';
 import type { DownloadResult, DownloadSpec } from './download-spec.js';
 import { Spool } from './spool.js';
+import { startedStream } from './started-stream.js';
 
 /** Bytes gathered before they are written to the file in one batch. */
 const BATCH = 1 << 20;
@@ -163,31 +164,12 @@ export class FileDownload {
     return Math.max(this.spool.written, lowest);
   }
 
-  /**
-   * A stream of the file's bytes from the start. Resolves once the first bytes can be sent and rejects if
-   * the download fails before that, so a caller that has sent nothing yet can still answer with an error
-   * status instead of an empty, broken 200.
-   */
+  /** A stream of the file's bytes from the start, once the first bytes can be sent (started-stream.ts). */
   async follow(): Promise<Readable> {
     const reader: Reader = { position: 0 };
     this.readers.add(reader);
     this.spool.use();
-    const chunks = this.read(reader);
-    let first: IteratorResult<Uint8Array>;
-    try {
-      first = await chunks.next();
-    } catch (err) {
-      await chunks.return(undefined);
-      throw err;
-    }
-    async function* all(): AsyncGenerator<Uint8Array> {
-      if (first.done) return;
-      yield first.value;
-      yield* chunks;
-    }
-    const stream = Readable.from(all(), { objectMode: false, highWaterMark: BATCH });
-    stream.once('close', () => void chunks.return(undefined).catch(() => {}));
-    return stream;
+    return startedStream(this.read(reader), BATCH);
   }
 
   private async *read(reader: Reader): AsyncGenerator<Uint8Array> {

@@ -1,11 +1,14 @@
 /**
  * The downloads under way on this node, one per file: a request joins the one for its file while it takes
- * readers, else starts one — unless another node of the same blob store holds the file's lock: then its
- * blob is awaited (up to a bound) and read from the store.
+ * readers, else starts one — unless another node of the same blob store holds the file's lock: then the
+ * client follows that node's download (cross-node-downloads.ts), and this node takes it over if that node
+ * goes.
  */
 import type { Readable } from 'node:stream';
-import type { CrossNodeDownloads, Release } from './cross-node-downloads.js';
+import type { CrossNodeDownloads, DownloadOutcome, Release } from './cross-node-downloads.js';
+import { VerificationError } from './download-verifier.js';
 import type { FileDownload } from './file-download.js';
+import type { Handover } from './handover.js';
 
 export interface Followed {
   stream: Readable;
@@ -17,10 +20,10 @@ export interface DownloadPlan {
   key: string;
   /** The sha256 the upstream lists, which names the blob (and the cross-node lock) before the download. */
   sha256: string | null;
-  /** Asks the upstream and starts the download with its first reader. */
-  start(): Promise<FileDownload>;
-  /** The blob another node has just stored, as a body; null when it is not there after all. */
-  stored(): Promise<Followed | null>;
+  /** The size the upstream lists, when it does. */
+  size: number | null;
+  /** Asks the upstream and starts the download with its first reader; with a handover, from where its parts end. */
+  start(handover: Handover | null): Promise<FileDownload>;
 }
 
 export class SharedDownloads {
@@ -32,21 +35,26 @@ export class SharedDownloads {
   async follow(plan: DownloadPlan): Promise<Followed> {
     const local = await this.join(plan.key);
     if (local) return local;
-    let release: Release | null = null;
-    if (plan.sha256 && this.crossNode) {
-      release = await this.crossNode.lock(plan.sha256);
-      // Refused while no request on this node has started it: another node is downloading it.
-      if (!release && !this.downloads.has(plan.key) && (await this.crossNode.landed(plan.sha256))) {
-        const stored = await plan.stored();
-        if (stored) return stored;
-      }
-      const joined = await this.join(plan.key);
-      if (joined) {
-        await release?.();
-        return joined;
-      }
+    const { sha256 } = plan;
+    if (!sha256 || !this.crossNode) return this.begin(plan, null);
+    const release = await this.crossNode.lock(sha256);
+    const joined = await this.join(plan.key);
+    if (joined) {
+      await release?.();
+      return joined;
     }
-    return this.begin(plan, release);
+    // Granted; or refused while a download on this node takes no more readers (a file not kept): download again.
+    if (release || this.downloads.has(plan.key)) return this.begin(plan, release);
+    // Refused while no request on this node has started it: another node is downloading it.
+    const stream = await this.crossNode.followOther(sha256, {
+      joinLocal: async () => (await this.join(plan.key))?.stream ?? null,
+      takeOver: async (lock) => {
+        const started = await this.join(plan.key);
+        if (started) await lock?.();
+        return (started ?? (await this.begin(plan, lock))).stream;
+      },
+    });
+    return { stream, size: plan.size };
   }
 
   /** Resolves when every download under way has ended (used by a graceful stop). */
@@ -66,25 +74,33 @@ export class SharedDownloads {
     return null;
   }
 
+  /** Starts this node's download; holding the cross-node lock, it resumes from the parts and publishes its own. */
   private async begin(plan: DownloadPlan, release: Release | null): Promise<Followed> {
-    const starting = plan.start();
+    const crossNode = release && plan.sha256 ? this.crossNode : undefined;
+    const handover = crossNode ? crossNode.handover(plan.sha256!) : Promise.resolve(null);
+    const starting = handover.then((h) => plan.start(h));
     this.downloads.set(plan.key, starting);
     const forget = () => {
       if (this.downloads.get(plan.key) === starting) this.downloads.delete(plan.key);
     };
     starting.then((download) => download.closed).then(forget, forget);
-    const ended = starting
+    const outcome = starting
       .then((download) => download.finished)
       .then(
-        () => undefined,
-        () => undefined,
+        (result): DownloadOutcome => (result.kept ? 'kept' : 'unfinished'),
+        (err: unknown): DownloadOutcome => (err instanceof VerificationError ? 'wrong' : 'unfinished'),
       );
+    const ended = outcome.then(() => undefined);
     this.running.add(ended);
-    void ended.then(() => {
+    void outcome.then(async (how) => {
       this.running.delete(ended);
-      return release?.().catch(() => {});
+      const begun = await handover.catch(() => null);
+      if (crossNode && begun && release) await crossNode.ended(plan.sha256!, begun, how, release);
+      else await release?.().catch(() => {});
     });
     const download = await starting;
+    const started = await handover;
+    if (crossNode && started) crossNode.publishWhenFollowed(plan.sha256!, started, download);
     return { stream: await download.first, size: download.knownSize };
   }
 }

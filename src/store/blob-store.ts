@@ -3,6 +3,7 @@
  * verified content: it is written to a temporary file under `tmpDir` first and committed once verified.
  */
 import type { Readable } from 'node:stream';
+import type { DownloadParts } from './download-parts.js';
 
 /** A commit begun while its file is still being written (see `BlobStore.beginCommit`). */
 export interface GrowingCommit {
@@ -15,6 +16,8 @@ export interface GrowingCommit {
 }
 
 export interface BlobStore {
+  /** Where a download in flight is shared with the other nodes of this store; null when there are none to share with. */
+  readonly parts: DownloadParts | null;
   /** Local directory for in-flight uploads and downloads (on the same filesystem as the blobs when they are local). */
   readonly tmpDir: string;
   /** Creates what the store needs (directories). */

@@ -170,9 +170,12 @@ export class UpstreamFetcher {
     return { status: 'ok', entries, validators: validatorsOf(res), serial: headerSerial(res) };
   }
 
-  /** Starts a file download (no total deadline: only the idle time-out); the caller consumes or dumps the body. */
-  async download(url: string, signal?: AbortSignal): Promise<UpstreamResponse> {
-    return this.client.get(url, { signal });
+  /**
+   * Starts a file download (no total deadline: only the idle time-out), from byte `from` on when it is
+   * given (a `Range` the upstream may answer with 206 or ignore with 200); the caller consumes or dumps the body.
+   */
+  async download(url: string, signal?: AbortSignal, from?: number): Promise<UpstreamResponse> {
+    return this.client.get(url, { signal, ...(from ? { headers: { range: `bytes=${from}-` } } : {}) });
   }
 
   /** The client-facing error for an upstream that failed with no cached copy to fall back on. */

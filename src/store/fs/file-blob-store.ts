@@ -19,6 +19,7 @@ const SEEN_MAX = 10_000;
 export class FileBlobStore implements BlobStore {
   readonly blobsDir: string;
   readonly tmpDir: string;
+  readonly parts = null;
   /** sha256 → when it was last seen on disk (monotonic ms), so a hot file is not stat'ed per request. */
   private readonly seen = new Map<string, number>();
 

@@ -20,11 +20,13 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { type Clock, systemClock } from '../../base/clock.js';
 import type { BlobStore, GrowingCommit } from '../blob-store.js';
+import type { DownloadParts } from '../download-parts.js';
 import { dataLayout } from '../data-layout.js';
 import { freshTmpPath, purgeTmpDir } from '../tmp-dir.js';
 import { createS3Client, type S3ClientOptions } from './s3-client.js';
 import { describeS3Error, isNotFound } from './s3-errors.js';
 import { parseS3Location, S3Keys } from './s3-location.js';
+import { S3DownloadParts } from './s3-download-parts.js';
 import { purgeAbandonedUploads } from './s3-purge.js';
 import { GrowingUpload } from './s3-growing-upload.js';
 import { uploadFile } from './s3-upload.js';
@@ -68,6 +70,7 @@ const rfc5987 = (value: string) => encodeURIComponent(value).replace(/['()*!]/g,
 export class S3BlobStore implements BlobStore {
   readonly tmpDir: string;
   readonly keys: S3Keys;
+  readonly parts: DownloadParts;
   private readonly client: S3Client;
   private readonly where: { location: ReturnType<typeof parseS3Location>; endpoint: string };
   /** sha256 → when the blob was last seen (monotonic ms) and its size, when that was learnt. */
@@ -84,6 +87,7 @@ export class S3BlobStore implements BlobStore {
     this.clock = options.clock ?? systemClock;
     this.monotonicMs = options.monotonicMs ?? (() => performance.now());
     if (options.partSize !== undefined && options.partSize < 5 * 1024 * 1024) throw new Error('the S3 part size must be at least 5 MiB');
+    this.parts = new S3DownloadParts(this.client, this.keys, (operation, run, expected) => this.call(operation, run, expected));
   }
 
   private get bucket(): string {

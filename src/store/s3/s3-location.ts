@@ -1,6 +1,7 @@
 /**
  * Where the blobs live in object storage: `s3://bucket/prefix` parsed and checked, and the object keys
- * derived from it: `<prefix>/sha256/<ab>/<sha256>` for blobs, `<prefix>/tmp/<name>` for uploads in flight.
+ * derived from it: `<prefix>/sha256/<ab>/<sha256>` for blobs, `<prefix>/tmp/<name>` for uploads in flight,
+ * `<prefix>/tmp/parts/<sha256>/<offset>` for the parts of a download in flight (download-parts.ts).
  */
 
 export interface S3Location {
@@ -54,6 +55,22 @@ export class S3Keys {
 
   tmp(name: string): string {
     return `${this.tmpPrefix}${name}`;
+  }
+
+  /** Where the parts of `sha256`'s download are: keys sort by offset (16 digits, zero-padded). */
+  partsPrefix(sha256: string): string {
+    if (!SHA256_HEX.test(sha256)) throw new Error(`not a sha256 hex digest: ${sha256}`);
+    return `${this.tmpPrefix}parts/${sha256}/`;
+  }
+
+  part(sha256: string, offset: number): string {
+    return `${this.partsPrefix(sha256)}${String(offset).padStart(16, '0')}`;
+  }
+
+  /** The offset a listed key of `sha256`'s parts starts at, or null for anything else. */
+  partOffset(sha256: string, key: string): number | null {
+    const rest = key.slice(this.partsPrefix(sha256).length);
+    return key.startsWith(this.partsPrefix(sha256)) && /^\d{16}$/.test(rest) ? Number(rest) : null;
   }
 
   /** `s3://bucket/prefix`, for messages. */
