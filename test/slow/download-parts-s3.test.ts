@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
-import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
+import { startRealS3, type TestS3Server } from '../helpers/s3-server.js';
 
 const SHA = 'ab'.repeat(32);
 
@@ -20,7 +20,7 @@ describe('download parts in S3', () => {
   let store: S3BlobStore;
 
   before(async () => {
-    [s3, dir] = await Promise.all([startS3Server(), mkdtemp(join(tmpdir(), 'larder-parts-'))]);
+    [s3, dir] = await Promise.all([startRealS3(), mkdtemp(join(tmpdir(), 'larder-parts-'))]);
     store = new S3BlobStore({
       location: `s3://${await s3.createBucket()}/pfx`,
       endpoint: s3.endpoint,

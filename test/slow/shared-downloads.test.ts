@@ -14,6 +14,7 @@ import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
 import { buildWheel, type BuiltDist } from '../fixtures/dists.js';
 import { eventually } from '../helpers/eventually.js';
 import type { TestLarder } from '../helpers/larder.js';
+import { startRealS3 } from '../helpers/s3-server.js';
 import { type ClientRead, type SharedDownloadPool, sha256, startSharedDownloadPool } from '../helpers/shared-download-pool.js';
 
 const MiB = 1024 * 1024;
@@ -63,7 +64,7 @@ describe('shared first downloads across nodes', { timeout: 120_000 }, () => {
   };
 
   before(async () => {
-    pool = await startSharedDownloadPool();
+    pool = await startSharedDownloadPool(startRealS3);
     // A gives up on a silent upstream after 1.5 s (the failing-holder tests make it the holder).
     [a, b, c] = await Promise.all([pool.node({ upstreamBodyTimeout: 1500 }), pool.node(), pool.node()]);
   });
