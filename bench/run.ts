@@ -680,7 +680,7 @@ async function main(): Promise<void> {
   const peak = peakRssMiB(larder.pid) ?? Number.NaN;
   figures.push(figure('rss_idle_mib', 'RSS idle (VmRSS)', 'MiB', series('larder', [idle]), null, [{ kind: 'max', value: 50 }]));
   figures.push(
-    figure('rss_after_mib', 'RSS after the whole run (VmRSS)', 'MiB', series('larder', [after]), null, [{ kind: 'max', value: 120 }], {
+    figure('rss_after_mib', 'RSS after the workload (VmRSS)', 'MiB', series('larder', [after]), null, [{ kind: 'max', value: 120 }], {
       notes: `peak during the run (VmHWM) ${fmt(peak)} MiB`,
     }),
   );
