@@ -49,7 +49,12 @@ export async function openBackends(options: BackendOptions, observe?: BackendObs
   if (options.databaseUrl === null && options.blobStore === null) return local;
   try {
     const database =
-      options.databaseUrl === null ? null : await (await import('./postgres/open-postgres.js')).openPostgres(options.databaseUrl, { connections: options.databasePool, observe: observe?.('database') });
+      options.databaseUrl === null
+        ? null
+        : await (await import('./postgres/open-postgres.js')).openPostgres(options.databaseUrl, {
+            connections: options.databasePool,
+            observe: observe?.('database'),
+          });
     const s3 = options.blobStore === null ? null : await openS3Blobs({ ...options, blobStore: options.blobStore }, observe);
     const blobs = s3 ?? local.blobs;
     const [localDatabase, localBlobs] = local.backends as [BackendCheck, BackendCheck];

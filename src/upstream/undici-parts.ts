@@ -22,7 +22,15 @@ export const interceptors = {
 /** undici's `request(url, options)`: a GET (unless `method` says otherwise) of `url` through `dispatcher`. */
 export function request(
   url: URL,
-  { dispatcher, ...options }: Omit<Undici.Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & { method?: Undici.Dispatcher.HttpMethod; dispatcher: Undici.Dispatcher },
+  {
+    dispatcher,
+    ...options
+  }: Omit<Undici.Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & { method?: Undici.Dispatcher.HttpMethod; dispatcher: Undici.Dispatcher },
 ): Promise<Undici.Dispatcher.ResponseData> {
-  return dispatcher.request({ ...options, origin: url.origin, path: url.search ? `${url.pathname}${url.search}` : url.pathname, method: options.method ?? 'GET' });
+  return dispatcher.request({
+    ...options,
+    origin: url.origin,
+    path: url.search ? `${url.pathname}${url.search}` : url.pathname,
+    method: options.method ?? 'GET',
+  });
 }

@@ -50,7 +50,11 @@ describe('descriptions', () => {
 
   test('a worker left without descriptions is stopped when its idle time runs out, and the next description starts one again', async () => {
     const stops: (() => void)[] = [];
-    const { thread, descriptions, outcomes } = setUp({ idle: (_ms, stop) => (stops.push(stop), () => {}) });
+    const idle = (_ms: number, stop: () => void) => {
+      stops.push(stop);
+      return () => {};
+    };
+    const { thread, descriptions, outcomes } = setUp({ idle });
     assert.match(await descriptions.html('*one*', MARKDOWN), /<em>one<\/em>/);
     assert.match(await descriptions.html('*two*', MARKDOWN), /<em>two<\/em>/);
     assert.equal(thread.workersStarted, 1, 'kept while descriptions come');
