@@ -4,13 +4,12 @@
  * GETs, its decompress interceptor for documents, redirects followed by hand so that every hop is checked
  * against the origin policy, and an optional total deadline per request.
  */
-import type { Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
 import type { Config, Upstream } from '../config/schema.js';
 import { formatDuration } from '../base/units.js';
 import { observing, type UpstreamObserver } from './observing-interceptor.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { classify, UpstreamError } from './upstream-error.js';
-import { Agent, EnvHttpProxyAgent, interceptors, request } from './undici-parts.js';
 import { LARDER_VERSION } from '../base/version.js';
 
 export { UpstreamError } from './upstream-error.js';
