@@ -209,7 +209,6 @@ export class FileDownload {
   private async *read(reader: Reader): AsyncGenerator<Uint8Array> {
     try {
       for (;;) {
-        const changed = this.changes.next;
         if (this.state.name === 'failed') throw this.state.error;
         // The last byte is held back until the file is verified and kept: a client never receives a
         // complete response whose content failed (or has not yet passed) verification, and a client that
@@ -222,7 +221,8 @@ export class FileDownload {
           if (!this.keeping) this.letGo();
           yield bytes;
         } else if (done) return;
-        else await changed;
+        // Taken in the same turn as the look above, so no change is missed, and only when it is waited on.
+        else await this.changes.next;
       }
     } finally {
       this.leave(reader);
