@@ -1,15 +1,15 @@
 /**
  * Hashes download bodies on a worker thread, so that the main thread only copies each byte once more
- * (into a 1 MiB batch, handed over and back without a copy) instead of hashing it: on two cores the hash then runs beside the socket
- * and file work. One worker serves every download of a larder; it starts with the first job, does not
+ * (into a 4 MiB batch, handed over and back without a copy) instead of hashing it: on two cores the
+ * hash then runs beside the socket and file work. One worker serves every download of a larder; it starts with the first job, does not
  * keep the process alive, and is stopped by `close`.
  */
 import { Worker } from 'node:worker_threads';
 
-/** Bytes copied into one shared batch before it is handed to the worker. */
-const BATCH = 1 << 20;
+/** Bytes copied into one batch before it is handed to the worker (each hand-over wakes the worker: few and large). */
+const BATCH = 4 << 20;
 /** Batches handed over and not yet hashed, past which `drained` waits. */
-const MAX_BACKLOG = 16;
+const MAX_BACKLOG = 4;
 
 // CommonJS, evaluated: no file to resolve whether larder runs compiled or under tsx.
 const WORKER_SOURCE = `
