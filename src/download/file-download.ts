@@ -27,7 +27,7 @@ const BATCH = 1 << 20;
 const WRITE_BEHIND = 8 * BATCH;
 /** Bytes written between two background syncs of the file, so that the last fsync before the last byte is short. */
 const SYNC_EVERY = 32 << 20;
-/** Files this large (or of unknown size) are hashed on the hash worker when there is one. */
+/** Files of at least this known size are hashed on the hash worker when there is one (a small file, such as a `.metadata` of unknown size, is not worth starting the thread for). */
 const WORKER_HASHING_FROM = 4 << 20;
 /** How far the slowest reader of a download that is not kept may fall behind the upstream. */
 const MAX_BUFFERED = 8 << 20;
@@ -89,7 +89,7 @@ export class FileDownload {
 
   private async run(openError: Error | null): Promise<DownloadResult> {
     const { body, expected } = this.spec;
-    const large = this.knownSize === null || this.knownSize >= WORKER_HASHING_FROM;
+    const large = this.knownSize !== null && this.knownSize >= WORKER_HASHING_FROM;
     const verifier = new DownloadVerifier(expected, this.spec.maxBytes, large ? this.spec.hashWorker : undefined);
     try {
       for (const size of [expected.size, this.spec.contentLength]) if (size !== null) verifier.announced(size);
