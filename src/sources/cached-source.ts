@@ -97,6 +97,7 @@ export class CachedSource implements PackageSource {
     this.root = new RootList(upstream, docs, {
       rootListFile: options.rootListFile,
       ttl: options.rootTtl,
+      staleWait: options.staleWait,
       offline,
       clock,
       space,
