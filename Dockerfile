@@ -23,6 +23,9 @@ COPY config ./config
 # `larder` on PATH for the admin subcommands: docker exec -i <container> larder user add alice --password-stdin
 RUN printf '#!/bin/sh\nexec node /app/dist/src/main.js "$@"\n' > /usr/local/bin/larder && chmod 755 /usr/local/bin/larder \
  && mkdir -p /data && chown node:node /data
+# A young generation of at most 4 MiB a half: after a burst of requests V8 keeps what it grew to (up to
+# 16 MiB a half by default), about 15-20 MiB of resident memory that a sidecar never gets back.
+ENV NODE_OPTIONS=--max-semi-space-size=4
 USER node
 VOLUME /data
 EXPOSE 3142

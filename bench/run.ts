@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from 'undici';
 import { CURL, curlDiscard, HTML_ACCEPT, parallelDownload, PIP_ACCEPT, PIP_ENCODING, TimedClient } from './lib/http.js';
 import { nginxVersion, startNginx, type Nginx } from './lib/nginx.js';
-import { cpuSeconds, killAll, machineBusy, peakRssMiB, rssMiB, run, sleep, stop, track, waitForLine } from './lib/proc.js';
+import { cpuSeconds, killAll, treeCpuSeconds, machineBusy, peakRssMiB, rssMiB, run, sleep, stop, track, waitForLine } from './lib/proc.js';
 import { figure, fmt, median, series, table, type Figure } from './lib/report.js';
 import { WRK, wrk, type WrkResult } from './lib/wrk.js';
 import type { FileInfo, UpstreamReady } from './upstream-child.js';
@@ -39,6 +39,8 @@ const ONLY = new Set((env.BENCH_ONLY ?? 'warm,cold,small,big,root,web').split(',
 const PROFILE = env.BENCH_PROFILE === '1';
 const USE_TSX = env.BENCH_TSX === '1';
 const KEEP = env.BENCH_KEEP === '1';
+/** The Docker image's NODE_OPTIONS (Dockerfile), so the RSS figures are those of a deployment. */
+const LARDER_NODE_FLAGS = env.BENCH_LARDER_NODE_FLAGS ?? '--max-semi-space-size=4';
 const RESULTS = env.BENCH_RESULTS ?? join(BENCH, 'results.json');
 /** Before each section, wait up to this long for other work on the machine to drop below QUIET. */
 const QUIET_WAIT_MS = num('BENCH_QUIET_WAIT_S', 15) * 1000;
@@ -97,8 +99,8 @@ async function startLarder(label: string, profile = false, dataDir?: string, opt
     await mkdir(dir, { recursive: true });
     args.push('--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=larder-${label}-${Date.now()}.cpuprofile`);
   }
-  // Extra node flags for the larder child, e.g. BENCH_LARDER_NODE_FLAGS='--max-semi-space-size=4'.
-  args.push(...(env.BENCH_LARDER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean));
+  // Node flags for the larder child: by default those the Docker image sets in NODE_OPTIONS.
+  args.push(...LARDER_NODE_FLAGS.split(/\s+/).filter(Boolean));
   if (USE_TSX) args.push('--import', 'tsx');
   args.push(join(BENCH, 'larder-child.mjs'), moduleRoot, data, upstream.url, upstream.fileOrigin);
   const childEnv = { ...env, ...options.env, ...(options.overrides ? { BENCH_LARDER_OVERRIDES: JSON.stringify(options.overrides) } : {}) };
@@ -219,43 +221,60 @@ function expect(condition: unknown, message: string): asserts condition {
 }
 
 interface WrkSample extends WrkResult {
-  /** Larder's CPU seconds per wall second during the sample (1.0 = one core busy). */
-  larderCpu?: number;
+  /** The server's CPU seconds per wall second during the sample (1.0 = one core busy). */
+  cpu?: number;
+  /** The server's CPU seconds (utime + stime) during the sample. */
+  cpuSeconds?: number;
 }
 
-/** One wrk sample; when `pid` is given, the CPU that process used during it. */
-async function wrkSample(url: string, headers: Record<string, string>, pid?: number, seconds = SECONDS): Promise<WrkSample> {
-  const cpu0 = pid ? cpuSeconds(pid) : 0;
+/** One wrk sample; when `cpuOf` is given, the CPU seconds the server used during it (read before and after). */
+async function wrkSample(url: string, headers: Record<string, string>, cpuOf?: () => number, seconds = SECONDS): Promise<WrkSample> {
+  const cpu0 = cpuOf ? cpuOf() : 0;
   const t0 = performance.now();
   const result: WrkSample = await wrk({ url, connections: CONNECTIONS, threads: WRK_THREADS, seconds, headers });
-  if (pid) result.larderCpu = Number(((cpuSeconds(pid) - cpu0) / ((performance.now() - t0) / 1000)).toFixed(2));
+  if (cpuOf) {
+    result.cpuSeconds = cpuOf() - cpu0;
+    result.cpu = Number((result.cpuSeconds / ((performance.now() - t0) / 1000)).toFixed(2));
+  }
   return result;
 }
 
-/** REPS wrk samples of larder and the reference, interleaved (L, N, L, N, …) after a warm-up of each. */
-async function wrkPair(larderUrl: string, refUrl: string, headers: Record<string, string>, pid: number) {
+/**
+ * REPS wrk samples of larder and nginx, interleaved (L, N, L, N, …) after a warm-up of each, with each one's
+ * CPU (nginx's: its workers').
+ */
+async function wrkPair(larderUrl: string, refUrl: string, headers: Record<string, string>, pid: number, nginx: Nginx) {
   await wrkSample(larderUrl, headers, undefined, WARMUP_SECONDS);
   await wrkSample(refUrl, headers, undefined, WARMUP_SECONDS);
   const l: WrkSample[] = [];
   const r: WrkSample[] = [];
   for (let i = 0; i < REPS; i++) {
-    l.push(await wrkSample(larderUrl, headers, pid));
-    r.push(await wrkSample(refUrl, headers));
+    l.push(await wrkSample(larderUrl, headers, () => cpuSeconds(pid)));
+    r.push(await wrkSample(refUrl, headers, () => treeCpuSeconds(nginx.pid)));
   }
   return { l, r };
 }
 
-const slim = (s: WrkSample) => ({
+/** CPU seconds the server spent per 1,000 requests wrk completed in the sample. */
+const cpuPer1k = (s: WrkSample) => ((s.cpuSeconds ?? 0) * 1000) / Math.max(1, s.requests);
+
+/** A sample as results.json keeps it; `who` names the CPU fields (`larderCpu`, `nginxCpuUsPerRequest`, …). */
+const slim = (who: 'larder' | 'nginx') => (s: WrkSample) => ({
   rps: s.requestsPerSec,
   p50: s.p50,
   p90: s.p90,
   p99: s.p99,
   requests: s.requests,
-  ...(s.larderCpu !== undefined ? { larderCpu: s.larderCpu, larderCpuUsPerRequest: Number(((s.larderCpu * 1e6) / s.requestsPerSec).toFixed(1)) } : {}),
+  ...(s.cpu !== undefined ? { [`${who}Cpu`]: s.cpu, [`${who}CpuUsPerRequest`]: Number((cpuPer1k(s) * 1000).toFixed(1)) } : {}),
 });
 
-/** Median CPU microseconds larder spent per request: robust to other load on the machine, unlike req/s. */
-const cpuPerRequest = (samples: WrkSample[]) => fmt(median(samples.map((s) => ((s.larderCpu ?? 0) * 1e6) / s.requestsPerSec)));
+/** Median CPU microseconds the server spent per request: robust to other load on the machine, unlike req/s. */
+const cpuPerRequest = (samples: WrkSample[]) => fmt(median(samples.map((s) => cpuPer1k(s) * 1000)));
+
+/** The "CPU s per 1,000 requests" figure of a wrk pair (info: efficiency, where req/s is noisy). */
+function cpuFigure(id: string, name: string, l: WrkSample[], r: WrkSample[]): Figure {
+  return figure(id, `${name}: CPU per 1,000 requests`, 'CPU s/1k req', series('larder', l.map(cpuPer1k)), series('nginx', r.map(cpuPer1k)), []);
+}
 
 async function fetchBody(origin: string, path: string, headers: Record<string, string>) {
   const client = new Client(origin);
@@ -307,16 +326,16 @@ async function warmPages(larder: LarderProc, nginx: Nginx): Promise<void> {
     log(`warm ${v.label} page: ${plain.body.length} bytes, ${gz.body.length} gzipped; wrk -t${WRK_THREADS} -c${CONNECTIONS} -d${SECONDS}s × ${REPS}`);
 
     const headers = { Accept: v.accept, 'Accept-Encoding': PIP_ENCODING };
-    const { l, r } = await wrkPair(`${larder.url}${path}`, `${nginx.url}/pages/${upstream.page}.${v.id}`, headers, larder.pid);
+    const { l, r } = await wrkPair(`${larder.url}${path}`, `${nginx.url}/pages/${upstream.page}.${v.id}`, headers, larder.pid, nginx);
     const rps = series(
       'larder',
       l.map((s) => s.requestsPerSec),
-      l.map(slim),
+      l.map(slim('larder')),
     );
     const refRps = series(
       'nginx',
       r.map((s) => s.requestsPerSec),
-      r.map(slim),
+      r.map(slim('nginx')),
     );
     figures.push(
       figure(`warm_${v.id}_rps`, `warm project page ${v.label} (gzip), ${CONNECTIONS} conns`, 'req/s', rps, refRps, [
@@ -340,9 +359,12 @@ async function warmPages(larder: LarderProc, nginx: Nginx): Promise<void> {
         { notes: `p50 larder ${fmt(median(l.map((s) => s.p50)))} ms, nginx ${fmt(median(r.map((s) => s.p50)))} ms` },
       ),
     );
+    const cpu = cpuFigure(`warm_${v.id}_cpu`, `warm project page ${v.label} (gzip)`, l, r);
+    figures.push(cpu);
     log(
-      `  larder ${fmt(rps.median)} req/s (p99 ${fmt(median(l.map((s) => s.p99)))} ms, cpu ${fmt(median(l.map((s) => s.larderCpu ?? 0)))} cores, ${cpuPerRequest(l)} µs/req), nginx ${fmt(refRps.median)} req/s`,
+      `  larder ${fmt(rps.median)} req/s (p99 ${fmt(median(l.map((s) => s.p99)))} ms, cpu ${fmt(median(l.map((s) => s.cpu ?? 0)))} cores, ${cpuPerRequest(l)} µs/req), nginx ${fmt(refRps.median)} req/s (${cpuPerRequest(r)} µs/req)`,
     );
+    log(`  CPU s per 1,000 requests: larder ${fmt(cpu.larder.median)}, nginx ${fmt(cpu.reference!.median)}`);
   }
 }
 
@@ -421,23 +443,28 @@ async function smallWheel(larder: LarderProc, nginx: Nginx): Promise<void> {
   const again = await curlDiscard(`${larder.url}${larderFilePath(f)}`);
   expect(again.status === 200 && again.cache === 'hit', `small wheel cached: ${JSON.stringify(again)}`);
   log(`small cached wheel (${f.size} bytes): wrk -c${CONNECTIONS} × ${REPS}`);
-  const { l, r } = await wrkPair(`${larder.url}${larderFilePath(f)}`, `${nginx.url}/files/${encodeURIComponent(f.filename)}`, {}, larder.pid);
+  const { l, r } = await wrkPair(`${larder.url}${larderFilePath(f)}`, `${nginx.url}/files/${encodeURIComponent(f.filename)}`, {}, larder.pid, nginx);
   const ls = series(
     'larder',
     l.map((s) => s.requestsPerSec),
-    l.map(slim),
+    l.map(slim('larder')),
   );
   const rs = series(
     'nginx',
     r.map((s) => s.requestsPerSec),
-    r.map(slim),
+    r.map(slim('nginx')),
   );
   figures.push(
     figure('small_wheel_rps', `small cached wheel (${(f.size / 1000).toFixed(0)} kB), ${CONNECTIONS} conns`, 'req/s', ls, rs, [
       { kind: 'minRatio', value: 1 / 3, label: '1/3' },
     ]),
   );
-  log(`  larder ${fmt(ls.median)} req/s (cpu ${fmt(median(l.map((s) => s.larderCpu ?? 0)))} cores, ${cpuPerRequest(l)} µs/req), nginx ${fmt(rs.median)} req/s`);
+  const cpu = cpuFigure('small_wheel_cpu', 'small cached wheel', l, r);
+  figures.push(cpu);
+  log(
+    `  larder ${fmt(ls.median)} req/s (cpu ${fmt(median(l.map((s) => s.cpu ?? 0)))} cores, ${cpuPerRequest(l)} µs/req), nginx ${fmt(rs.median)} req/s (${cpuPerRequest(r)} µs/req)`,
+  );
+  log(`  CPU s per 1,000 requests: larder ${fmt(cpu.larder.median)}, nginx ${fmt(cpu.reference!.median)}`);
 }
 
 async function bigFiles(larder: LarderProc, nginx: Nginx): Promise<void> {
@@ -560,11 +587,15 @@ async function rootPages(main: LarderProc, nginx: Nginx): Promise<void> {
     const first: number[] = [];
     const direct: number[] = [];
     const peaks: number[] = [];
+    const restarted: number[] = [];
+    const restartedExpired: number[] = [];
     for (let i = 0; i < ROOT_REPS; i++) {
       const u = await curlDiscard(upstream.url, headers, 60_000);
       expect(u.status === 200, `upstream root: ${u.status}`);
       direct.push(u.seconds * 1000);
-      const fresh = await startLarder(`root-${f.id}-${i}`);
+      const data = await mkdtemp(join(tmp, `data-root-${f.id}-${i}-`));
+      const fresh = await startLarder(`root-${f.id}-${i}`, false, data);
+      let bytes = 0;
       try {
         for (let k = 0; k < 3; k++) await curlDiscard(`${fresh.url}/health`);
         const l = await curlDiscard(`${fresh.url}/simple/`, headers, 60_000);
@@ -572,8 +603,25 @@ async function rootPages(main: LarderProc, nginx: Nginx): Promise<void> {
         expect(l.status === 200 && l.bytes > upstream.rootProjects * 2, `larder first root ${f.label}: ${JSON.stringify(l)}`);
         first.push(l.seconds * 1000);
         peaks.push(peakRssMiB(fresh.pid) ?? 0);
+        bytes = l.bytes;
       } finally {
         await fresh.stop();
+      }
+      // The same data directory started again: the first answer after a (re)start of a larder that has the
+      // list; then once more with the list's TTL run out (as after a night down), so a refresh starts with it.
+      for (const [kind, into, overrides] of [
+        ['again', restarted, {}],
+        ['expired', restartedExpired, { rootTtl: 1 }],
+      ] as const) {
+        const again = await startLarder(`root-${kind}-${f.id}-${i}`, false, data, { overrides });
+        try {
+          for (let k = 0; k < 3; k++) await curlDiscard(`${again.url}/health`);
+          const l = await curlDiscard(`${again.url}/simple/`, headers, 60_000);
+          expect(l.status === 200 && l.bytes === bytes, `larder root after a restart (${kind}) ${f.label}: ${JSON.stringify(l)}`);
+          into.push(l.seconds * 1000);
+        } finally {
+          await again.stop();
+        }
       }
     }
     figures.push(
@@ -588,9 +636,29 @@ async function rootPages(main: LarderProc, nginx: Nginx): Promise<void> {
         ),
         series('upstream direct', direct),
         [{ kind: 'max', value: 500 }],
+        { notes: 'a larder that has never seen the list: it is fetched, stored, rendered and compressed first' },
+      ),
+      figure(
+        `root_restart_${f.id}_ms`,
+        `/simple/ with ${upstream.rootProjects.toLocaleString('en-US')} projects, first after a restart, ${f.label}`,
+        'ms',
+        series('larder', restarted),
+        series('upstream direct', direct),
+        [{ kind: 'max', value: 500 }],
+      ),
+      figure(
+        `root_restart_expired_${f.id}_ms`,
+        `/simple/ with ${upstream.rootProjects.toLocaleString('en-US')} projects, first after a restart, list expired, ${f.label}`,
+        'ms',
+        series('larder', restartedExpired),
+        series('upstream direct', direct),
+        [{ kind: 'max', value: 500 }],
+        { notes: 'started with LARDER_ROOT_TTL run out: the refresh starts with this request and goes on behind it' },
       ),
     );
-    log(`root first ${f.label}: larder ${fmt(median(first))} ms, upstream direct ${fmt(median(direct))} ms, fresh larder peak RSS ${fmt(median(peaks))} MiB`);
+    log(
+      `root first ${f.label}: larder ${fmt(median(first))} ms (after a restart ${fmt(median(restarted))} ms, list expired ${fmt(median(restartedExpired))} ms), upstream direct ${fmt(median(direct))} ms, fresh larder peak RSS ${fmt(median(peaks))} MiB`,
+    );
 
     // Warm: the main larder after one request, against nginx sending the same bytes from a file.
     const prime = await curlDiscard(`${main.url}/simple/`, headers, 60_000);
@@ -680,7 +748,7 @@ async function main(): Promise<void> {
   const peak = peakRssMiB(larder.pid) ?? Number.NaN;
   figures.push(figure('rss_idle_mib', 'RSS idle (VmRSS)', 'MiB', series('larder', [idle]), null, [{ kind: 'max', value: 50 }]));
   figures.push(
-    figure('rss_after_mib', 'RSS after the whole run (VmRSS)', 'MiB', series('larder', [after]), null, [{ kind: 'max', value: 120 }], {
+    figure('rss_after_mib', 'RSS after the workload (VmRSS)', 'MiB', series('larder', [after]), null, [{ kind: 'max', value: 120 }], {
       notes: `peak during the run (VmHWM) ${fmt(peak)} MiB`,
     }),
   );
@@ -715,8 +783,8 @@ function report(error: unknown): void {
       connections: CONNECTIONS,
       rootReps: ROOT_REPS,
       larder: env.BENCH_MODULE_ROOT ?? (USE_TSX ? 'src via tsx' : 'tsc build of src (bench/.build)'),
+      larderNodeFlags: LARDER_NODE_FLAGS,
       profile: PROFILE,
-      larderNodeFlags: env.BENCH_LARDER_NODE_FLAGS ?? '',
       sections: [...ONLY],
     },
     figures,

@@ -170,12 +170,15 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     upstream: upstreamSource,
     policy: upstreamSource,
     sessionKey: await loadSessionKey(config.data, config.sessionSecret),
-    descriptions: new Descriptions(descriptionThread, { counted: (outcome) => metrics.descriptionRenders.inc({ outcome }) }),
+    descriptions: new Descriptions(descriptionThread, {
+      cacheBytes: Math.floor(config.memoryCacheSize / 8),
+      counted: (outcome) => metrics.descriptionRenders.inc({ outcome }),
+    }),
     passwords,
   };
   const routes = routeTable(deps, {
     negotiate: memoNegotiator(),
-    smallBodies: smallBodyCache(),
+    smallBodies: smallBodyCache(Math.max(1, Math.floor(config.memoryCacheSize / 4))),
     backends: stores.backends,
     admin,
     pages: (router) => registerWebPages(router, webPages),

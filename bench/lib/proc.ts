@@ -104,6 +104,17 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/** CPU seconds of a process and its direct children (nginx's master and its workers). */
+export function treeCpuSeconds(pid: number): number {
+  let children: string[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    // No children list (kernel without CONFIG_PROC_CHILDREN): the process alone.
+  }
+  return children.reduce((sum, child) => sum + cpuSeconds(Number(child)), cpuSeconds(pid));
+}
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Waits (bounded by `timeoutMs`) for a line on the child's stdout matching `pattern`; returns the match. */

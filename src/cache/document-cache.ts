@@ -43,8 +43,8 @@ export interface DocumentRequest<T> {
 type Outcome<T> = { value: T | null; state: CacheState };
 
 export class DocumentCache {
-  /** Decoded entries, so a hot page is neither decoded from LMDB nor rebuilt per request. */
-  private readonly memory = new LRUCache<string, CachedDocument<unknown>>({ max: 5000 });
+  /** Decoded entries, so a hot page is neither decoded from LMDB nor rebuilt per request (ready-to-send pages sit in front). */
+  private readonly memory = new LRUCache<string, CachedDocument<unknown>>({ max: 1000 });
   private readonly inflight = new Map<string, Promise<Outcome<unknown>>>();
   /** Documents refused as unreadable, and until when that answer stands. */
   private readonly refused = new LRUCache<string, { err: unknown; until: number }>({ max: 1000 });

@@ -1,7 +1,8 @@
 /**
  * The upstream's project list, kept on disk (one `name<TAB>serial` line a project) so that a list of
  * 600,000 names is streamed, never held in memory. Refreshed after its TTL; a failed refresh keeps the old
- * list, and a request waits for a refresh at most `staleWait` when there is an old list to offer.
+ * list. A request waits for a refresh only when there is no stored list to offer: otherwise the stored
+ * list's version is named at once (its rendering is on disk, also after a restart) and the refresh goes on.
  */
 import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
@@ -13,7 +14,6 @@ import type { RootListRecord } from '../store/records.js';
 import type { UpstreamDocumentStore } from '../store/upstream-document-store.js';
 import type { ProjectListBatch, ProjectListEntry } from '../model/documents.js';
 import { normalizeName } from '../model/names.js';
-import { atMost } from '../base/at-most.js';
 import type { UpstreamFetcher } from '../upstream/upstream-fetcher.js';
 
 /** The list is written in batches of about this size; the disk's reserve is checked before each. */
@@ -23,7 +23,6 @@ export interface RootListOptions {
   /** Where the upstream's project list is kept between runs (the data layout names it). */
   rootListFile: string;
   ttl: number;
-  staleWait: number;
   offline: boolean;
   clock: Clock;
   space: DiskSpace;
@@ -79,8 +78,7 @@ export class RootList {
           );
         })
         .finally(() => (this.refreshing = null));
-      if (have) await atMost(this.refreshing, this.options.staleWait, () => undefined);
-      else await this.refreshing;
+      if (!have) await this.refreshing;
     }
     const now = this.record();
     if (!now || !(await this.haveFile())) return `cached-projects:${this.options.cachedCount()}`;

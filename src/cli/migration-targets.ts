@@ -7,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 import { UsageError } from './args.js';
 import { FileBlobStore } from '../store/fs/file-blob-store.js';
 import { openStorage } from '../store/local/open-storage.js';
-import { openPostgres } from '../store/postgres/open-postgres.js';
 import { openS3Blobs } from '../store/open-backends.js';
 import { parseBlobStore } from '../config/backend-settings.js';
 import type { BlobStore } from '../store/blob-store.js';
@@ -61,7 +60,7 @@ function localDir(url: string, data: string, flag: string): string {
 async function openBlobs(options: MigrationTargetOptions, url: string): Promise<BlobStore> {
   if (url.startsWith('s3://')) {
     parseBlobStore(url, '--blobs');
-    const blobs = openS3Blobs({
+    const blobs = await openS3Blobs({
       blobStore: url,
       s3Endpoint: options.s3Endpoint,
       s3Region: options.s3Region,
@@ -87,6 +86,7 @@ export const openMigrationTargets: OpenMigrationTargets = async (options) => {
     const storage = openStorage(localDir(databaseUrl, data, '--to'));
     return { index: storage.index, policy: storage.policy, blobs, close: () => storage.close() };
   }
+  const { openPostgres } = await import('../store/postgres/open-postgres.js');
   const database = await openPostgres(databaseUrl, { connections: options.databasePool });
   const { index, policy, cachedFiles, mirrorSets } = database;
   return { index, policy, cachedFiles, mirrorSets, blobs, close: () => database.close() };

@@ -130,9 +130,9 @@ const CORE_SETTINGS = {
   memoryCacheSize: setting({
     env: 'LARDER_MEMORY_CACHE_SIZE',
     parse: parseSize,
-    default: '64MB',
+    default: '32MB',
     value: 'SIZE',
-    doc: 'bytes of ready-to-send pages kept in memory',
+    doc: 'memory for ready-to-send pages; a quarter more holds small file bodies, an eighth rendered descriptions (44 MB in all by default)',
   }),
   httpProxy: setting({ env: ['HTTP_PROXY', 'http_proxy'], parse: optionalString, default: '', value: 'URL', doc: 'proxy for `http://` upstream requests' }),
   httpsProxy: setting({ env: ['HTTPS_PROXY', 'https_proxy'], parse: optionalString, default: '', value: 'URL', doc: 'proxy for `https://` upstream requests' }),

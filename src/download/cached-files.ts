@@ -20,6 +20,7 @@ import type { CacheEvents } from '../cache/cache-events.js';
 import { VerificationError } from './download-verifier.js';
 import { type CachedFileTarget, cachedFileTarget, sha256Of } from './cached-file-target.js';
 import { FileDownload } from './file-download.js';
+import { HashWorker } from './hash-worker.js';
 import { storedBody } from './stored-body.js';
 import type { CrossNodeDownloads } from './cross-node-downloads.js';
 import { declaredLength, type Handover } from './handover.js';
@@ -52,6 +53,7 @@ export class CachedFiles {
   private readonly downloads: SharedDownloads;
   private readonly pageFiles = new PageFiles();
   private readonly marks = new FileRecordMarks();
+  private readonly hashWorker = new HashWorker();
 
   constructor(
     private readonly upstream: UpstreamFetcher,
@@ -190,6 +192,7 @@ export class CachedFiles {
       contentLength,
       maxBytes: target.maxBytes,
       blobs: this.blobs,
+      hashWorker: this.hashWorker,
       keep,
       mayWrite: (bytes) => space.claim(bytes),
       onVerified: async ({ sha256, size }) => {
@@ -223,8 +226,9 @@ export class CachedFiles {
   }
 
   /** Resolves when every download under way has ended (used by a graceful stop). */
-  drain(): Promise<void> {
-    return this.downloads.drain();
+  async drain(): Promise<void> {
+    await this.downloads.drain();
+    await this.hashWorker.close();
   }
 
   /** Bytes and files of cached upstream content (files, `.metadata`, `.asc`) recorded in the store. */

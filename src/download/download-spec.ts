@@ -1,6 +1,7 @@
 /** What a FileDownload is given (the upstream body, what it should be, where it goes) and what it yields. */
 import type { BlobStore } from '../store/blob-store.js';
 import type { Expected } from './download-verifier.js';
+import type { HashWorker } from './hash-worker.js';
 
 export interface DownloadResult {
   sha256: string;
@@ -20,6 +21,8 @@ export interface DownloadSpec {
   /** Largest accepted file, bytes (LARDER_MAX_FILE_SIZE). */
   maxBytes: number;
   blobs: BlobStore;
+  /** Where large files are hashed, off the main thread; absent: on it. */
+  hashWorker?: HashWorker;
   /** Whether there is room to keep the file at all; asked once at the start. */
   keep: boolean;
   /** Asked before each batch written to tmp/: false means "stop keeping" (the disk is below its reserve). */

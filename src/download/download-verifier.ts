@@ -6,6 +6,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { formatBytes } from '../base/units.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 import type { Hashes } from '../model/documents.js';
+import type { HashWorker, HashJob } from './hash-worker.js';
 
 /** Hash names node:crypto can check, strongest first. */
 const VERIFIABLE = ['sha512', 'sha384', 'sha256', 'sha224', 'sha1', 'md5'] as const;
@@ -29,14 +30,19 @@ export interface Expected {
 
 export class DownloadVerifier {
   size = 0;
-  private readonly sha256 = createHash('sha256');
-  private readonly check: Hash | null;
+  /** Hashing here, or (`job`) on the hash worker. */
+  private readonly hashes: Hash[] = [];
+  private readonly job: HashJob | null = null;
 
+  /** Hashes on `worker` when one is given, else on the calling thread. */
   constructor(
     private readonly expected: Expected,
     private readonly maxBytes: number,
+    worker?: HashWorker,
   ) {
-    this.check = expected.hash && expected.hash.name !== 'sha256' ? createHash(expected.hash.name) : null;
+    const names = expected.hash && expected.hash.name !== 'sha256' ? ['sha256', expected.hash.name] : ['sha256'];
+    if (worker) this.job = worker.open(names);
+    else for (const name of names) this.hashes.push(createHash(name));
   }
 
   /** Refuses a size announced before the body (the page's, or Content-Length) that cannot be right. */
@@ -55,19 +61,30 @@ export class DownloadVerifier {
       throw new VerificationError(`received more than the advertised ${this.expected.size} bytes`);
     }
     this.size += chunk.byteLength;
-    this.sha256.update(chunk);
-    this.check?.update(chunk);
+    if (this.job) this.job.update(chunk);
+    else for (const hash of this.hashes) hash.update(chunk);
+  }
+
+  /** Resolves once the hash worker is not far behind the bytes added (at once when hashing here). */
+  drained(): Promise<void> {
+    return this.job ? this.job.drained() : Promise.resolve();
   }
 
   /** The sha256 of the whole file, once its size and hash are right. */
-  finish(): string {
-    const digest = this.sha256.digest('hex');
+  async finish(): Promise<string> {
+    const digests = this.job ? await this.job.digests() : this.hashes.map((hash) => hash.digest('hex'));
+    const digest = digests[0]!;
     const { size, hash } = this.expected;
     if (size !== null && this.size !== size) throw new VerificationError(`received ${this.size} bytes, the index advertised ${size}`);
     if (hash) {
-      const actual = this.check ? this.check.digest('hex') : digest;
+      const actual = digests[1] ?? digest;
       if (actual !== hash.hex) throw new VerificationError(`${hash.name} is ${actual}, the index advertised ${hash.hex}`);
     }
     return digest;
+  }
+
+  /** Lets go of the hash worker's job when the body will not be finished. */
+  discard(): void {
+    this.job?.discard();
   }
 }

@@ -23,6 +23,12 @@ import { startedStream } from './started-stream.js';
 
 /** Bytes gathered before they are written to the file in one batch. */
 const BATCH = 1 << 20;
+/** Bytes received and not yet on disk past which the upstream waits for the write under way. */
+const WRITE_BEHIND = 8 * BATCH;
+/** Bytes written between two background syncs of the file, so that the last fsync before the last byte is short. */
+const SYNC_EVERY = 32 << 20;
+/** Files of at least this known size are hashed on the hash worker when there is one (a small file, such as a `.metadata` of unknown size, is not worth starting the thread for). */
+const WORKER_HASHING_FROM = 4 << 20;
 /** How far the slowest reader of a download that is not kept may fall behind the upstream. */
 const MAX_BUFFERED = 8 << 20;
 
@@ -44,6 +50,9 @@ export class FileDownload {
   private keeping: boolean;
   private abandoned = false;
   private growing: GrowingCommit | null = null;
+  private writing: Promise<void> | null = null;
+  private syncing: Promise<void> | null = null;
+  private synced = 0;
   private readonly readers = new Set<Reader>();
   private readonly changes = new Changes();
   private close!: () => void;
@@ -80,7 +89,8 @@ export class FileDownload {
 
   private async run(openError: Error | null): Promise<DownloadResult> {
     const { body, expected } = this.spec;
-    const verifier = new DownloadVerifier(expected, this.spec.maxBytes);
+    const large = this.knownSize !== null && this.knownSize >= WORKER_HASHING_FROM;
+    const verifier = new DownloadVerifier(expected, this.spec.maxBytes, large ? this.spec.hashWorker : undefined);
     try {
       for (const size of [expected.size, this.spec.contentLength]) if (size !== null) verifier.announced(size);
       if (openError) this.stopKeeping(openError);
@@ -89,16 +99,25 @@ export class FileDownload {
         verifier.add(chunk);
         this.spool.append(chunk);
         this.changes.notify();
-        if (this.keeping && this.spool.unwritten >= BATCH) await this.write();
+        if (this.spool.unwritten >= BATCH) {
+          // One write in flight while the next batch arrives; the upstream waits only when the disk is far behind.
+          if (this.keeping && !this.writing) this.writing = this.write().finally(() => (this.writing = null));
+          else if (this.keeping && this.spool.unwritten >= WRITE_BEHIND) await this.writing;
+          await verifier.drained();
+        }
         while (!this.keeping && !this.abandoned && this.spool.received - this.lowWater() > MAX_BUFFERED) await this.changes.next;
       }
       if (this.abandoned) throw new Error('every client has gone');
-      if (this.keeping) await this.write();
-      const digest = verifier.finish();
+      // The last writes and the hash worker's last batches overlap; both are done before anything else.
+      const rest = this.writeRest();
+      const digest = await verifier.finish().finally(() => rest);
       const kept = this.keeping && (await this.seal(digest));
       this.state = { name: 'done' };
       return { sha256: digest, size: this.spool.received, kept };
     } catch (err) {
+      verifier.discard();
+      await this.writing;
+      await this.syncing;
       this.growing?.abandon();
       this.state = { name: 'failed', error: this.abandoned ? new Error('every client has gone') : (err as Error) };
       // Releases the upstream connection when the body was refused before it was read.
@@ -113,6 +132,13 @@ export class FileDownload {
     }
   }
 
+  /** Ends the writing once every byte has arrived: the write under way, the rest, the background sync. Never rejects. */
+  private async writeRest(): Promise<void> {
+    await this.writing;
+    if (this.keeping) await this.write();
+    await this.syncing;
+  }
+
   /** Writes what has arrived to the file; a refusal (full disk, below the reserve) stops keeping it. */
   private async write(): Promise<void> {
     if (this.spool.unwritten === 0) return;
@@ -120,6 +146,14 @@ export class FileDownload {
       if (!(await this.spec.mayWrite(this.spool.unwritten))) throw diskFullError('the data disk is below its reserve (LARDER_DISK_RESERVE)');
       await this.spool.flush();
       this.growing?.grew(this.spool.written);
+      if (!this.syncing && this.spool.written - this.synced >= SYNC_EVERY) {
+        this.synced = this.spool.written;
+        // A failure here shows again in the commit's own fsync.
+        this.syncing = this.spool
+          .sync()
+          .catch(() => {})
+          .finally(() => (this.syncing = null));
+      }
     } catch (err) {
       this.stopKeeping(err as Error);
     }
@@ -175,7 +209,6 @@ export class FileDownload {
   private async *read(reader: Reader): AsyncGenerator<Uint8Array> {
     try {
       for (;;) {
-        const changed = this.changes.next;
         if (this.state.name === 'failed') throw this.state.error;
         // The last byte is held back until the file is verified and kept: a client never receives a
         // complete response whose content failed (or has not yet passed) verification, and a client that
@@ -188,7 +221,8 @@ export class FileDownload {
           if (!this.keeping) this.letGo();
           yield bytes;
         } else if (done) return;
-        else await changed;
+        // Taken in the same turn as the look above, so no change is missed, and only when it is waited on.
+        else await this.changes.next;
       }
     } finally {
       this.leave(reader);

@@ -61,6 +61,11 @@ export class Spool {
     this.dropBefore(end);
   }
 
+  /** Pushes what is written so far to the disk, so that the fsync of the commit has little left to do. */
+  async sync(): Promise<void> {
+    await this.file?.datasync();
+  }
+
   /** Stops writing: what is not on disk stays in memory for the readers. */
   stopWriting(): void {
     this.writable = false;

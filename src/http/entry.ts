@@ -12,10 +12,10 @@ import type { CacheState } from '../model/documents.js';
 import type { StorageReporter } from '../metrics/storage-reporter.js';
 import { writeAnswer, type Answer, type SendFailure } from './answer.js';
 import { errorAnswer, errorFor } from './error-middleware.js';
-import type { HotHandler } from './hot-route.js';
 import { requireReader } from './read-auth.js';
 import type { RequestRecorder } from './request-log.js';
 import type { RouteTable } from './route-table.js';
+import { hotMatcher, type HotMatch } from './hot-match.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -31,25 +31,11 @@ export interface EntryParts {
   failed: SendFailure;
 }
 
-interface HotMatch {
-  route: string;
-  handler: HotHandler;
-  params: Record<string, string>;
-}
-
-function hotMatch({ router, hot }: RouteTable, path: string, method: string): HotMatch | null {
-  // The first route matching path and method is the one Koa's router would run.
-  const layer = router.match(path, method).pathAndMethod.find((candidate) => candidate.methods.length > 0);
-  const route = layer && typeof layer.path === 'string' ? layer.path : null;
-  const handler = route === null ? undefined : hot.get(route);
-  if (!handler) return null;
-  return { route: route!, handler, params: layer!.params(path, layer!.captures(path)) };
-}
-
 const headerOf = (answer: Answer, name: string) => answer.headers.find(([key]) => key === name)?.[1];
 
 export function oneEntry(parts: EntryParts): Handler {
   const { routes, koa, record, logger, storageReporter, readers, failed } = parts;
+  const hotMatch = hotMatcher(routes);
 
   const answerHot = async (req: IncomingMessage, res: ServerResponse, path: string, query: string, match: HotMatch): Promise<void> => {
     const method = req.method!;
@@ -78,7 +64,7 @@ export function oneEntry(parts: EntryParts): Handler {
     if (method === 'GET' || method === 'HEAD') {
       const url = parseurl(req);
       const path = url?.pathname;
-      const match = path ? hotMatch(routes, path, method) : null;
+      const match = path ? hotMatch(path, method) : null;
       if (match) {
         void answerHot(req, res, path!, typeof url!.query === 'string' ? url!.query : '', match).catch((err: Error) => {
           failed(err);

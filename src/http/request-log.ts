@@ -28,7 +28,7 @@ export interface FinishedRequest {
 export type RequestRecorder = (res: ServerResponse, describe: () => FinishedRequest) => void;
 
 /**
- * Records a request once its response has finished or its connection closed. The status is the one sent;
+ * Records a request once its response is over (finished, or its connection closed). The status is the one sent;
  * a connection closed before the response head went out is 499; one closed after the head but before the
  * response was finished is logged with `aborted: true`.
  */
@@ -36,8 +36,6 @@ export function requestRecorder(logger: Logger, metrics: Metrics): RequestRecord
   return (res, describe) => {
     const start = process.hrtime.bigint();
     const done = () => {
-      res.off('finish', done);
-      res.off('close', done);
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       const request = describe();
       const status = res.headersSent ? res.statusCode : 499;
@@ -60,7 +58,7 @@ export function requestRecorder(logger: Logger, metrics: Metrics): RequestRecord
       if (quiet) logger.debug(line, 'request');
       else logger.info(line, 'request');
     };
-    res.once('finish', done);
+    // A response always emits 'close', after 'finish' when it was finished: one listener sees every end.
     res.once('close', done);
   };
 }

@@ -61,8 +61,14 @@ export function indexCacheControl(config: Config, ownAnswer = false): string {
 
 /** True when an Accept-Encoding header takes gzip (by name or `*`, and not at q=0), by `negotiator`. */
 export function takesGzip(acceptEncoding: string | undefined): boolean {
-  return !!acceptEncoding && new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encodings(['gzip']).length > 0;
+  if (!acceptEncoding) return false;
+  // Without parameters (no q) every coding listed is taken: the common `gzip, deflate` needs no parsing.
+  if (!acceptEncoding.includes(';')) return PLAIN_GZIP.test(acceptEncoding);
+  return new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encodings(['gzip']).length > 0;
 }
+
+/** `gzip` or `*` as one of the comma-separated codings. */
+const PLAIN_GZIP = /(?:^|,)[ \t]*(?:gzip|\*)[ \t]*(?:,|$)/i;
 
 /** The request headers an index document's answer depends on. */
 export interface DocumentRequest {

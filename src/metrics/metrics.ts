@@ -151,7 +151,15 @@ export class Metrics {
     child.duration.observe(seconds);
   }
 
+  private readonly cacheChildren = new Map<string, ReturnType<Counter['labels']>>();
+
   cacheResult(kind: 'page' | 'file' | 'metadata', state: CacheState): void {
-    this.cacheResults.inc({ kind, state });
+    const key = `${kind} ${state}`;
+    let child = this.cacheChildren.get(key);
+    if (!child) {
+      child = this.cacheResults.labels(kind, state);
+      this.cacheChildren.set(key, child);
+    }
+    child.inc();
   }
 }

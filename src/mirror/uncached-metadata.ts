@@ -53,7 +53,7 @@ async function verifiedBody(res: UpstreamResponse, verifier: DownloadVerifier, o
     } finally {
       if (!res.body.destroyed) discard(res);
     }
-    verifier.finish();
+    await verifier.finish();
   })();
 }
 

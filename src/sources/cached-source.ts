@@ -97,7 +97,6 @@ export class CachedSource implements PackageSource {
     this.root = new RootList(upstream, docs, {
       rootListFile: options.rootListFile,
       ttl: options.rootTtl,
-      staleWait: options.staleWait,
       offline,
       clock,
       space,

@@ -4,8 +4,7 @@
  * PostgreSQL and the blobs in S3, shared by several larders.
  */
 import { openStorage } from './local/open-storage.js';
-import { openPostgres } from './postgres/open-postgres.js';
-import { S3BlobStore } from './s3/s3-blob-store.js';
+import type { S3BlobStore } from './s3/s3-blob-store.js';
 import type { BackendCheck } from './backend-check.js';
 import type { Storage } from './storage.js';
 
@@ -25,8 +24,15 @@ export interface BackendOptions {
 /** Hears each call to a shared backend: which backend, the operation, its time and whether it worked. */
 export type BackendObserve = (backend: 'database' | 'blobs') => (operation: string, ms: number, ok: boolean) => void;
 
-/** The S3 blob store `blobStore` names (the region, when not given: the SDK's AWS_REGION, else us-east-1). */
-export function openS3Blobs(options: Omit<BackendOptions, 'databaseUrl' | 'databasePool'> & { blobStore: string }, observe?: BackendObserve): S3BlobStore {
+/**
+ * The S3 blob store `blobStore` names (the region, when not given: the SDK's AWS_REGION, else us-east-1).
+ * The S3 SDK (about 30 MiB once loaded) and pg are imported only by a deployment that names them.
+ */
+export async function openS3Blobs(
+  options: Omit<BackendOptions, 'databaseUrl' | 'databasePool'> & { blobStore: string },
+  observe?: BackendObserve,
+): Promise<S3BlobStore> {
+  const { S3BlobStore } = await import('./s3/s3-blob-store.js');
   return new S3BlobStore({
     location: options.blobStore,
     endpoint: options.s3Endpoint ?? undefined,
@@ -43,8 +49,14 @@ export async function openBackends(options: BackendOptions, observe?: BackendObs
   if (options.databaseUrl === null && options.blobStore === null) return local;
   try {
     const database =
-      options.databaseUrl === null ? null : await openPostgres(options.databaseUrl, { connections: options.databasePool, observe: observe?.('database') });
-    const blobs = options.blobStore === null ? local.blobs : openS3Blobs({ ...options, blobStore: options.blobStore }, observe);
+      options.databaseUrl === null
+        ? null
+        : await (await import('./postgres/open-postgres.js')).openPostgres(options.databaseUrl, {
+            connections: options.databasePool,
+            observe: observe?.('database'),
+          });
+    const s3 = options.blobStore === null ? null : await openS3Blobs({ ...options, blobStore: options.blobStore }, observe);
+    const blobs = s3 ?? local.blobs;
     const [localDatabase, localBlobs] = local.backends as [BackendCheck, BackendCheck];
     return {
       ...local,
@@ -61,7 +73,7 @@ export async function openBackends(options: BackendOptions, observe?: BackendObs
       ],
       async close() {
         await database?.close();
-        if (blobs instanceof S3BlobStore) blobs.close();
+        s3?.close();
         await local.close();
       },
     };

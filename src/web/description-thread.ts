@@ -1,6 +1,7 @@
 /**
- * Renders Markdown descriptions on one worker thread, started at the first description and kept: a
- * description whose sanitizing takes seconds never holds up the main thread. Each job has a time limit;
+ * Renders Markdown descriptions on one worker thread, started at the first description and stopped after
+ * a minute without one (its memory, 10 MiB or more, goes back): a description whose sanitizing takes
+ * seconds never holds up the main thread. Each job has a time limit;
  * a job that runs past it is given up, its worker terminated, and the next job gets a fresh worker. Jobs
  * wait their turn in a short queue; one more is answered `busy` at once.
  */
@@ -20,6 +21,8 @@ export const DESCRIPTION_QUEUE = 4;
 const WORKER_HEAP_MB = 256;
 /** Loading markdown-it and sanitize-html takes a fraction of a second; a worker not ready by then is broken. */
 export const DESCRIPTION_START_LIMIT_MS = 30_000;
+/** A worker given no description for this long is stopped; the next description starts one again. */
+export const DESCRIPTION_IDLE_MS = 60_000;
 
 /** `failed`: the worker failed at this description; `unavailable`: no worker could start. */
 export type Refusal = 'timeout' | 'failed' | 'unavailable' | 'busy' | 'closed';
@@ -36,6 +39,8 @@ export interface DescriptionThreadOptions {
   workerUrl?: URL;
   /** How long a new worker may take to load (not counted against its first job's time limit). */
   startLimitMs?: number;
+  /** Arms the idle stop of a worker with nothing to do and returns what disarms it (default: an unref'd timer). */
+  idle?: (ms: number, stop: () => void) => () => void;
 }
 
 interface Job {
@@ -49,10 +54,17 @@ const timer = (ms: number, expire: () => void) => {
   return () => clearTimeout(handle);
 };
 
+const backgroundTimer = (ms: number, expire: () => void) => {
+  const handle = setTimeout(expire, ms).unref();
+  return () => clearTimeout(handle);
+};
+
 export class DescriptionThread {
   private readonly timeLimitMs: number;
   private readonly maxQueue: number;
   private readonly deadline: (ms: number, expire: () => void) => () => void;
+  private readonly idle: (ms: number, stop: () => void) => () => void;
+  private disarmIdle: (() => void) | null = null;
   private worker: Worker | null = null;
   private ready = false;
   private running: { job: Job; disarm: () => void } | null = null;
@@ -65,6 +77,7 @@ export class DescriptionThread {
     this.timeLimitMs = options.timeLimitMs ?? DESCRIPTION_TIME_LIMIT_MS;
     this.maxQueue = options.maxQueue ?? DESCRIPTION_QUEUE;
     this.deadline = options.deadline ?? timer;
+    this.idle = options.idle ?? backgroundTimer;
   }
 
   /** Workers started so far (a job over its time limit costs one). */
@@ -93,7 +106,13 @@ export class DescriptionThread {
   }
 
   private next(): void {
-    if (this.closed || this.running || this.queue.length === 0) return;
+    if (this.closed || this.running) return;
+    if (this.queue.length === 0) {
+      this.armIdle();
+      return;
+    }
+    this.disarmIdle?.();
+    this.disarmIdle = null;
     if (!this.worker) {
       this.spawn();
       return;
@@ -171,7 +190,18 @@ export class DescriptionThread {
     this.next();
   }
 
+  private armIdle(): void {
+    const worker = this.worker;
+    if (!worker || !this.ready || this.disarmIdle) return;
+    this.disarmIdle = this.idle(DESCRIPTION_IDLE_MS, () => {
+      this.disarmIdle = null;
+      if (this.worker === worker && !this.running && this.queue.length === 0) void this.stopWorker();
+    });
+  }
+
   private async stopWorker(): Promise<void> {
+    this.disarmIdle?.();
+    this.disarmIdle = null;
     const worker = this.worker;
     this.worker = null;
     this.ready = false;

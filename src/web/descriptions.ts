@@ -11,13 +11,15 @@ import type { Refusal, ThreadAnswer } from './description-thread.js';
 
 /** Longest description shown (UTF-16 code units, about bytes for ASCII): longer ones are shown as text, cut here. */
 export const DESCRIPTION_MAX_CHARS = 512 * 1024;
-/** HTML kept in memory, counted at two bytes a character. */
-const CACHE_MAX_BYTES = 32 * 1024 * 1024;
+/** HTML kept in memory when not told, counted at two bytes a character. */
+const CACHE_MAX_BYTES = 4 * 1024 * 1024;
 
 export type DescriptionOutcome = 'rendered' | 'cached' | 'text' | 'too_large' | Refusal;
 
 export interface DescriptionsOptions {
   maxChars?: number;
+  /** Bytes of rendered HTML kept in memory (two a character). */
+  cacheBytes?: number;
   /** Told how each description was answered (the `larder_description_renders_total` metric). */
   counted?: (outcome: DescriptionOutcome) => void;
 }
@@ -41,7 +43,7 @@ function cut(text: string, max: number): string {
 export class Descriptions {
   private readonly maxChars: number;
   private readonly counted: (outcome: DescriptionOutcome) => void;
-  private readonly cache = new LRUCache<string, string>({ maxSize: CACHE_MAX_BYTES, sizeCalculation: (html) => html.length * 2 + 100 });
+  private readonly cache: LRUCache<string, string>;
   /** First views under way, so that concurrent ones share one rendering. */
   private readonly pending = new Map<string, Promise<string>>();
 
@@ -51,6 +53,8 @@ export class Descriptions {
   ) {
     this.maxChars = options.maxChars ?? DESCRIPTION_MAX_CHARS;
     this.counted = options.counted ?? (() => {});
+    const maxSize = Math.max(Math.floor(options.cacheBytes ?? CACHE_MAX_BYTES), 1);
+    this.cache = new LRUCache<string, string>({ maxSize, sizeCalculation: (html) => html.length * 2 + 100 });
   }
 
   /** Safe HTML for a release's description; '' when there is none. */

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { etagListed, gzipEtag } from '../../src/http/etag.js';
 import { parseRange } from '../../src/http/file-answer.js';
+import Negotiator from 'negotiator';
 import { sendsGzip, takesGzip } from '../../src/http/respond.js';
 
 describe('Range', () => {
@@ -47,6 +48,26 @@ describe('Accept-Encoding', () => {
   test('gzip is taken when named or covered by *, and not at q=0', () => {
     for (const header of ['gzip', 'gzip, deflate', 'deflate, GZIP;q=0.5', '*', 'br;q=1, gzip;q=0.1']) assert.ok(takesGzip(header), header);
     for (const header of [undefined, '', 'identity', 'deflate, br', 'gzip;q=0', 'gzip;q=0, identity', '*;q=0']) assert.ok(!takesGzip(header), String(header));
+  });
+
+  test('a header without parameters (read without the parser) is taken exactly as the parser reads it', () => {
+    const parsed = (header: string) => new Negotiator({ headers: { 'accept-encoding': header } }).encodings(['gzip']).length > 0;
+    const headers = [
+      'gzip',
+      'GZIP',
+      ' gzip ',
+      '\tgzip',
+      'deflate , gzip , br',
+      ',gzip,',
+      'deflate,  *',
+      'gzip deflate',
+      'x-gzip',
+      'gzipx',
+      'br',
+      'identity',
+      'deflate, br',
+    ];
+    for (const header of headers) assert.equal(takesGzip(header), parsed(header), JSON.stringify(header));
   });
 
   test('a document is gzipped ahead only when it will be sent gzipped with a body', () => {

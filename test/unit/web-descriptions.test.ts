@@ -48,6 +48,23 @@ describe('descriptions', () => {
     assert.equal(thread.workersStarted, 1);
   });
 
+  test('a worker left without descriptions is stopped when its idle time runs out, and the next description starts one again', async () => {
+    const stops: (() => void)[] = [];
+    const idle = (_ms: number, stop: () => void) => {
+      stops.push(stop);
+      return () => {};
+    };
+    const { thread, descriptions, outcomes } = setUp({ idle });
+    assert.match(await descriptions.html('*one*', MARKDOWN), /<em>one<\/em>/);
+    assert.match(await descriptions.html('*two*', MARKDOWN), /<em>two<\/em>/);
+    assert.equal(thread.workersStarted, 1, 'kept while descriptions come');
+    assert.ok(stops.length > 0, 'idle stop armed once the queue is empty');
+    stops.at(-1)!();
+    assert.match(await descriptions.html('*three*', MARKDOWN), /<em>three<\/em>/);
+    assert.deepEqual(outcomes, ['rendered', 'rendered', 'rendered']);
+    assert.equal(thread.workersStarted, 2);
+  });
+
   test('reStructuredText, plain text and no content type are escaped preformatted text, made without the worker', async () => {
     const { thread, descriptions, outcomes } = setUp();
     for (const type of ['text/x-rst', 'text/plain', null]) {
