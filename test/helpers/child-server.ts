@@ -60,8 +60,11 @@ export async function addAlice(data: string): Promise<void> {
   if (add.code !== 0) throw new Error(`larder user add failed: ${add.stderr}`);
 }
 
+/** The `node` flags `npm start` and the Docker image run larder with (docs/performance.md, "Memory"). */
+export const DEPLOYED_NODE_FLAGS = ['--max-semi-space-size=4'];
+
 export async function startChildServer(args: string[], env: Record<string, string> = {}, options: ChildServerOptions = {}): Promise<ChildServer> {
-  const nodeArgs = ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', ...args];
+  const nodeArgs = [...DEPLOYED_NODE_FLAGS, '--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', ...args];
   const { command, args: argv } = options.launch?.(process.execPath, nodeArgs) ?? { command: process.execPath, args: nodeArgs };
   const child = spawn(command, argv, {
     cwd: REPO,

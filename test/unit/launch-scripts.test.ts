@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
+import { DEPLOYED_NODE_FLAGS } from '../helpers/child-server.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 const launch = createRequire(import.meta.url);
@@ -18,6 +19,12 @@ test('every package.json script that runs larder code runs it through the launch
   assert.deepEqual(scripts.map(([name]) => name).sort(), ['bench', 'bench:hostile', 'bundle', 'larder', 'readme:settings', 'start', 'test', 'test:slow']);
   for (const [name, command] of scripts) assert.match(command, /^node src\/launch\/with-node\.cjs /, `npm run ${name}`);
   assert.deepEqual(pkg.bin, { larder: 'src/launch/larder.cjs' });
+});
+
+test('npm start and the Docker image give node the same flags, and child servers in tests run with them', () => {
+  assert.equal(pkg.scripts.start, `node src/launch/with-node.cjs node ${DEPLOYED_NODE_FLAGS.join(' ')} --import tsx src/main.ts serve`);
+  const dockerfile = readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8');
+  assert.match(dockerfile, new RegExp(`^ENV NODE_OPTIONS=${DEPLOYED_NODE_FLAGS.join(' ')}$`, 'm'));
 });
 
 test('the Node needed is package.json engines.node, and versions compare by number', () => {
