@@ -82,7 +82,8 @@ export class RootList {
     }
     const now = this.record();
     if (!now || !(await this.haveFile())) return `cached-projects:${this.options.cachedCount()}`;
-    return `root:${now.fetchedAt}:${now.count}`;
+    // The content's time, not the fetch's: a refresh the upstream answers 304 keeps the renderings.
+    return `root:${now.writtenAt ?? now.fetchedAt}:${now.count}`;
   }
 
   lastSerial(): number {
@@ -93,7 +94,7 @@ export class RootList {
     const answer = await this.upstream.fetchRoot(previous?.validators);
     const { clock } = this.options;
     if (answer.status === 'not-modified') {
-      await this.docs.putRootList({ ...previous!, fetchedAt: clock.now() });
+      await this.docs.putRootList({ ...previous!, writtenAt: previous!.writtenAt ?? previous!.fetchedAt, fetchedAt: clock.now() });
       return;
     }
     await mkdir(join(this.path, '..'), { recursive: true });
@@ -126,6 +127,7 @@ export class RootList {
     await rename(tmp, this.path);
     await this.docs.putRootList({
       fetchedAt: clock.now(),
+      writtenAt: clock.now(),
       validators: answer.validators,
       serial: Math.max(answer.serial ?? 0, maxSerial, previous?.serial ?? 0),
       count,

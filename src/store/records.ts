@@ -123,6 +123,8 @@ export interface CachedDocument<T> {
 /** The state of the stored upstream project list (the list itself is a file beside the store). */
 export interface RootListRecord {
   fetchedAt: number;
+  /** When the list's content was last written (a refresh answered 304 keeps it); absent in records of older larders. */
+  writtenAt?: number;
   validators: Validators;
   serial: number;
   count: number;

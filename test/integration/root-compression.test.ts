@@ -70,6 +70,33 @@ describe('/simple/ compressed', () => {
     ]);
   });
 
+  test('an unchanged list: a refresh the upstream answers 304 keeps the same rendering, its ETag and its files', async () => {
+    const clock = new ManualClock(Date.now());
+    const larder = await startLarder({ upstream: up.url, upstreamRetries: 0, rootTtl: 60_000 }, join(dir, 'data-unchanged'), { clock });
+    const get = () => rawGet(`${larder.url}/simple/`, { headers: { Accept: 'text/html', 'Accept-Encoding': 'gzip' } });
+    const rootFetches = () => up.requests.filter((r) => r.path === '/simple/').length;
+    const renderings = async () => (await readdir(join(larder.data, 'cache'))).filter((f) => f.startsWith('root-')).sort();
+    try {
+      const first = await get();
+      const files = await renderings();
+      const fetched = rootFetches();
+      clock.advance(61_000);
+      await get();
+      await eventually(async () => larder.larder.storage.documents.getRootList()?.fetchedAt === clock.now(), 'the refresh is recorded');
+      assert.equal(up.requests.filter((r) => r.path === '/simple/').at(-1)?.status, 304, 'the upstream answered the refresh 304');
+      assert.ok(rootFetches() > fetched);
+      const conditional = await rawGet(`${larder.url}/simple/`, {
+        headers: { Accept: 'text/html', 'Accept-Encoding': 'gzip', 'If-None-Match': String(first.headers.etag) },
+      });
+      assert.equal(conditional.status, 304, 'the list is the same version');
+      const after = await get();
+      assert.equal(after.headers.etag, first.headers.etag);
+      assert.deepEqual(await renderings(), files, 'no new rendering');
+    } finally {
+      await larder.stop();
+    }
+  });
+
   test('a changed list: the previous rendering is sent at once (its own ETag and serial) while the new one is made, then the new one', async () => {
     const clock = new ManualClock(Date.now());
     // Large enough that rendering takes a while: the request must not wait for it.
