@@ -456,7 +456,7 @@ async function smallWheel(larder: LarderProc, nginx: Nginx): Promise<void> {
   );
   figures.push(
     figure('small_wheel_rps', `small cached wheel (${(f.size / 1000).toFixed(0)} kB), ${CONNECTIONS} conns`, 'req/s', ls, rs, [
-      { kind: 'minRatio', value: 1 / 3, label: '1/3' },
+      { kind: 'minRatio', value: 0.5, label: '1/2' },
     ]),
   );
   const cpu = cpuFigure('small_wheel_cpu', 'small cached wheel', l, r);
@@ -541,7 +541,7 @@ async function bigFiles(larder: LarderProc, nginx: Nginx): Promise<void> {
       series('nginx', oneRef),
       [
         { kind: 'min', value: 1500 },
-        { kind: 'minRatio', value: 0.9, label: '90%' },
+        { kind: 'minRatio', value: 0.95, label: '95%' },
       ],
     ),
   );
