@@ -38,7 +38,9 @@ describe('several nodes on one PostgreSQL', () => {
   let url: string;
   const nodes: PostgresBackends[] = [];
   const node = async (options: OpenPostgresOptions = {}) => {
-    const opened = await openPostgres(url, { connectTimeoutMs: 1000, ...options });
+    // The bound also covers waiting for one of the pool's connections: twenty writes at once queue for
+    // them, and on a busy machine 1 s was not enough.
+    const opened = await openPostgres(url, { connectTimeoutMs: 5000, ...options });
     nodes.push(opened);
     return opened;
   };
