@@ -137,7 +137,8 @@ export function verifyRecords(staged: Staged): void {
         case 'projects':
           if (!isStr(key) || v.name !== key || !Array.isArray(v.owners) || !Array.isArray(v.maintainers)) throw bad('not a project record');
           if (v.status !== undefined && !STORED_STATUSES.includes(v.status as string)) throw bad('not a project record (its status)');
-          if (v.statusReason !== undefined && !(isStr(v.statusReason) && v.statusReason.length <= 500)) throw bad('not a project record (its status reason)');
+          if (v.statusReason !== undefined && !(isStr(v.statusReason) && v.statusReason.length <= 500 && !/[\u0000-\u001f\u007f]/.test(v.statusReason)))
+            throw bad('not a project record (its status reason)');
           projects.add(key);
           break;
         case 'releases':

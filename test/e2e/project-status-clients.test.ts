@@ -126,7 +126,7 @@ describe('PEP 792 project status with real clients (twine, pip, chromium)', () =
       await page.goto(`${server.url}/project/acme-dep/`);
       const notice = page.locator('[data-project-status]');
       assert.equal(await notice.getAttribute('data-project-status'), 'deprecated');
-      assert.match((await notice.innerText()).replace(/\s+/g, ' '), /Deprecated\. This project is deprecated: .* use acme-new/);
+      assert.match(((await notice.textContent()) ?? '').replace(/\s+/g, ' '), /Deprecated\. This project is deprecated: .* use acme-new/);
       assert.equal(await notice.isVisible(), true);
       assert.deepEqual(errors, []);
     } finally {
