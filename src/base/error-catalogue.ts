@@ -98,6 +98,18 @@ export const ERROR_CATALOGUE = {
   file_exists: { status: 409, meaning: 'A different file with this name already exists in the release.' },
   filename_reused: { status: 400, meaning: 'The file name was used by a file that has since been deleted.' },
   name_exists_upstream: { status: 409, meaning: 'A new private project would shadow a project of the upstream index; an administrator can allow the name.' },
+  project_archived: {
+    status: 400,
+    meaning: 'The project is archived (PEP 792): it keeps serving its files but takes no new uploads until an owner sets it active.',
+  },
+  project_quarantined: {
+    status: 403,
+    meaning: 'The project is quarantined (PEP 792): its pages list no files, none is served and no upload is taken until an owner sets it active.',
+  },
+  invalid_status: {
+    status: 400,
+    meaning: 'A project status is not one of active, archived, quarantined, deprecated, or its reason is not one line of at most 500 characters.',
+  },
   upstream_check_failed: { status: 503, meaning: 'larder could not ask the upstream whether a new project name exists there.' },
 
   // The upstream (an UpstreamError, classified by UpstreamFetcher.failure; see UPSTREAM_ERROR_CODES)

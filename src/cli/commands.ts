@@ -167,6 +167,18 @@ export const COMMANDS: Record<string, Command> = {
       io.out(`${user} now maintains ${project}`);
     },
   },
+  'project status': {
+    usage: 'larder project status PROJECT active|archived|quarantined|deprecated [--reason TEXT]',
+    summary: 'set the PEP 792 status of a private project (archived takes no uploads, quarantined serves no files)',
+    options: { reason: { type: 'string', value: 'TEXT', help: 'why, shown on its pages (one line, at most 500 characters)' } },
+    minArgs: 2,
+    maxArgs: 2,
+    async run([project, status], values, { index: meta }, io) {
+      const reason = (values.reason as string | undefined) ?? null;
+      const set = await admin(meta).setStatus(project!, status!, reason, CLI_IDENTITY);
+      io.out(`${set.project} is now ${status}${reason ? ` (${reason.trim()})` : ''}`);
+    },
+  },
   'cache stats': {
     usage: 'larder cache stats',
     summary: 'sizes of the private files, the cached upstream files and the blob store',

@@ -132,6 +132,8 @@ export interface ProjectReleases {
   /** Vulnerabilities by version, where the source knows them (upstream passes them through). */
   vulnerabilities?: Record<string, Vulnerability[]>;
   ownership?: { roles: { role: 'Owner' | 'Maintainer'; user: string }[]; organization: string | null };
+  /** PEP 792 status of a private project (a quarantined one lists its releases with no files). */
+  status?: ProjectStatus;
 }
 
 /**

@@ -1,8 +1,19 @@
 /**
  * The `overlay` source: private projects first; a private project hides the upstream project of the same
  * normalized name completely (dependency-confusion safe) unless its name is on the merge allow-list.
+ * A merged project carries the private project's PEP 792 status when one is set, else the upstream's; a
+ * quarantined private project is not merged at all (no upstream file is listed or served either).
  */
-import { type FileBody, type FileVariant, type ProjectListBatch, type ProjectPage, type ProjectReleases, type Sourced, sourced } from '../model/documents.js';
+import {
+  type FileBody,
+  type FileVariant,
+  type ProjectListBatch,
+  type ProjectPage,
+  type ProjectReleases,
+  type ProjectStatus,
+  type Sourced,
+  sourced,
+} from '../model/documents.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
 import type { PackageSource } from './package-source.js';
 import type { PrivateSource } from './private-source.js';
@@ -61,6 +72,7 @@ export class OverlaySource implements PackageSource {
         return {
           ...mine,
           origin: 'merged',
+          ...mergedStatus(mine, theirs),
           serial: Math.max(mine.serial, theirs.serial),
           files: [...mine.files, ...theirs.files.filter((f) => !ownFilenames.has(f.filename))],
           versions: [...new Set([...mine.versions, ...theirs.versions])],
@@ -76,6 +88,7 @@ export class OverlaySource implements PackageSource {
       const ownVersions = new Set(mine.releases.map((r) => r.version));
       return {
         ...mine,
+        ...mergedStatus(mine, theirs),
         serial: Math.max(mine.serial, theirs.serial),
         releases: [...mine.releases, ...theirs.releases.filter((r) => !ownVersions.has(r.version))],
         vulnerabilities: theirs.vulnerabilities,
@@ -94,11 +107,12 @@ export class OverlaySource implements PackageSource {
     merge: (own: T, theirs: T) => T,
   ): Promise<Sourced<T | null>> {
     if (!own) return this.upstream ? ask(false) : sourced(null);
-    if (!this.merges(name)) return sourced(own);
+    if (!this.merges(name) || isQuarantined(own)) return sourced(own);
     const answer = await ask(true).catch(() => null);
     return answer?.value ? sourced(merge(own, answer.value), answer.provenance) : sourced(own, answer?.provenance);
   }
 
+  /** A quarantined private project refuses every file (private-source.ts), the upstream's of a merged name too. */
   async openFile(name: ProjectName, filename: string, variant: FileVariant): Promise<Sourced<FileBody | null>> {
     if (await this.privateSource.has(name)) {
       const own = await this.privateSource.openFile(name, filename, variant);
@@ -106,4 +120,14 @@ export class OverlaySource implements PackageSource {
     }
     return this.upstream ? this.upstream.openFile(name, filename, variant) : sourced(null);
   }
+}
+
+function isQuarantined(doc: unknown): boolean {
+  return (doc as { status?: ProjectStatus }).status?.status === 'quarantined';
+}
+
+/** The private project's status when one is set, else the upstream's. */
+function mergedStatus(mine: { status?: ProjectStatus }, theirs: { status?: ProjectStatus }): { status?: ProjectStatus } {
+  const status = mine.status ?? theirs.status;
+  return status ? { status } : {};
 }

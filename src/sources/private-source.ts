@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { BlobStore } from '../store/blob-store.js';
 import type { IndexStore } from '../store/index-store.js';
 import type { FileRecord, ProjectRecord, ReleaseRecord } from '../store/records.js';
+import { forbidden } from '../base/errors.js';
 import { contentTypeFor, requestedName } from '../model/filenames.js';
 import { storedBody } from '../download/stored-body.js';
 import type {
@@ -13,6 +14,7 @@ import type {
   ProjectListEntry,
   ProjectPage,
   ProjectReleases,
+  ProjectStatus,
   Release,
   ReleaseFile,
   ReleaseMetadata,
@@ -76,7 +78,8 @@ export class PrivateSource implements PackageSource {
     if (!project) return null;
     const known = this.pages.get(name);
     if (known && known.serial === projectSerial(project)) return known;
-    const [releaseList, fileList] = await Promise.all([this.meta.getReleases(name), this.meta.getFiles(name)]);
+    const quarantined = project.status === 'quarantined';
+    const [releaseList, fileList] = quarantined ? [[], []] : await Promise.all([this.meta.getReleases(name), this.meta.getFiles(name)]);
     const releases = new Map(releaseList.map((r) => [r.version, r]));
     const files = fileList.map((f) => toFileEntry(f, releases.get(f.version)));
     const page: ProjectPage = {
@@ -85,6 +88,7 @@ export class PrivateSource implements PackageSource {
       serial: projectSerial(project),
       files,
       versions: [...releases.keys()],
+      ...withStatus(project),
       origin: 'private',
     };
     this.pages.set(name, page);
@@ -94,7 +98,8 @@ export class PrivateSource implements PackageSource {
   private async releases(name: ProjectName): Promise<ProjectReleases | null> {
     const project = await this.meta.getProject(name);
     if (!project) return null;
-    const [releaseList, fileList] = await Promise.all([this.meta.getReleases(name), this.meta.getFiles(name)]);
+    const quarantined = project.status === 'quarantined';
+    const [releaseList, fileList] = await Promise.all([this.meta.getReleases(name), quarantined ? [] : this.meta.getFiles(name)]);
     const filesOf = groupBy(fileList, (f) => f.version);
     const releases: Release[] = releaseList.map((r) => ({
       version: r.version,
@@ -115,10 +120,13 @@ export class PrivateSource implements PackageSource {
         ],
         organization: null,
       },
+      ...withStatus(project),
     };
   }
 
   private async body(name: ProjectName, filename: string, variant: FileVariant): Promise<FileBody | null> {
+    const project = await this.meta.getProject(name);
+    if (project?.status === 'quarantined') throw quarantinedFiles(project);
     const file = await this.meta.getFile(name, filename);
     if (!file) return null;
     const sha256 = variant === 'file' ? file.sha256 : variant === 'metadata' ? file.metadataSha256 : file.signatureSha256;
@@ -128,6 +136,22 @@ export class PrivateSource implements PackageSource {
     const contentType = variant === 'file' ? contentTypeFor(filename) : variant === 'metadata' ? 'text/plain; charset=utf-8' : 'application/pgp-signature';
     return storedBody(this.blobs, sha256, size, { filename: requestedName(filename, variant), contentType });
   }
+}
+
+/** The PEP 792 status a page carries; none when the project is active with no reason (renderers say `active`). */
+function statusOf(project: ProjectRecord): ProjectStatus | undefined {
+  if (!project.status && !project.statusReason) return undefined;
+  return { status: project.status ?? 'active', ...(project.statusReason ? { reason: project.statusReason } : {}) };
+}
+
+function withStatus(project: ProjectRecord): { status?: ProjectStatus } {
+  const status = statusOf(project);
+  return status ? { status } : {};
+}
+
+function quarantinedFiles(project: ProjectRecord): Error {
+  const why = project.statusReason ? ` (${project.statusReason})` : '';
+  return forbidden('project_quarantined', `Project ${project.displayName} is quarantined${why}: its files are not served.`);
 }
 
 /** The serial clients see: larder's, on top of the upstream's when the project took over an upstream name. */

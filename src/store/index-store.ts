@@ -12,6 +12,7 @@ import type {
   EndedSession,
   FileRecord,
   ProjectRecord,
+  ProjectStatusName,
   ReleaseRecord,
   TokenRecord,
   UserRecord,
@@ -100,6 +101,11 @@ export interface IndexStore extends IndexReads {
   remove(project: string, version: string | null, filename: string | null, user: string | null): Promise<FileRecord[] | null>;
   /** False when there is no such project. */
   addMaintainer(project: string, user: string, by: string | null): Promise<boolean>;
+  /**
+   * Sets the project's PEP 792 status (`active` clears it) and reason, as a change of the project (its
+   * serial moves, so every node's pages follow). The change's serial, or null when there is no such project.
+   */
+  setProjectStatus(project: string, status: ProjectStatusName, reason: string | null, by: string | null): Promise<number | null>;
   putUser(user: UserRecord): Promise<void>;
   /** Removes the user, their tokens and their roles in every project, so that a new user of that name inherits nothing. */
   removeUser(name: string): Promise<boolean>;

@@ -14,7 +14,16 @@ export interface ProjectRecord {
   serialBase?: number;
   owners: string[];
   maintainers: string[];
+  /** The project's PEP 792 status; absent = active. */
+  status?: StoredProjectStatus;
+  /** Why the project has its status (PEP 792 `reason`); absent = none given. */
+  statusReason?: string;
 }
+
+/** PEP 792 project statuses; `active` is the default and is stored as no status. */
+export const PROJECT_STATUS_NAMES = ['active', 'archived', 'quarantined', 'deprecated'] as const;
+export type ProjectStatusName = (typeof PROJECT_STATUS_NAMES)[number];
+export type StoredProjectStatus = Exclude<ProjectStatusName, 'active'>;
 
 export interface ReleaseRecord {
   project: string;
@@ -81,7 +90,8 @@ export type ChangeAction =
   | 'remove file'
   | 'remove release'
   | 'remove project'
-  | 'add maintainer';
+  | 'add maintainer'
+  | 'set project status';
 
 export interface ChangelogEntry {
   serial: number;

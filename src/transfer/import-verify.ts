@@ -19,6 +19,7 @@ import {
 } from './archive-format.js';
 import { userNameProblem } from '../auth/user-rules.js';
 import { readLinesSync } from './files.js';
+import { PROJECT_STATUS_NAMES } from '../store/records.js';
 
 /** The archive was not accepted; nothing was imported. */
 export class ImportRefused extends Error {
@@ -97,6 +98,8 @@ export function verifyManifest(staged: Staged): void {
 }
 
 export const isSha = (s: unknown): s is string => typeof s === 'string' && SHA256_HEX.test(s);
+/** The statuses a project record stores (`active` is stored as none). */
+const STORED_STATUSES: readonly unknown[] = PROJECT_STATUS_NAMES.filter((s) => s !== 'active');
 const isStr = (s: unknown): s is string => typeof s === 'string' && s.length > 0;
 const isStrKey = (key: unknown, n: number): key is [string, string, ...string[]] => Array.isArray(key) && key.length === n && key.every(isStr);
 /** The archive's document keys: ['page' | 'releases', name] and ['release', name, version] (['root'] is never exported). */
@@ -133,6 +136,9 @@ export function verifyRecords(staged: Staged): void {
       switch (db) {
         case 'projects':
           if (!isStr(key) || v.name !== key || !Array.isArray(v.owners) || !Array.isArray(v.maintainers)) throw bad('not a project record');
+          if (v.status !== undefined && !STORED_STATUSES.includes(v.status as string)) throw bad('not a project record (its status)');
+          if (v.statusReason !== undefined && !(isStr(v.statusReason) && v.statusReason.length <= 500 && !/[\u0000-\u001f\u007f]/.test(v.statusReason)))
+            throw bad('not a project record (its status reason)');
           projects.add(key);
           break;
         case 'releases':

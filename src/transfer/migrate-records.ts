@@ -43,7 +43,12 @@ export const added = (c: RecordCounts) =>
 const sameList = (a: string[], b: string[]) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 
 export const sameProject = (a: ProjectRecord, b: ProjectRecord) =>
-  a.displayName === b.displayName && a.createdAt === b.createdAt && sameList(a.owners, b.owners) && sameList(a.maintainers, b.maintainers);
+  a.displayName === b.displayName &&
+  a.createdAt === b.createdAt &&
+  sameList(a.owners, b.owners) &&
+  sameList(a.maintainers, b.maintainers) &&
+  (a.status ?? null) === (b.status ?? null) &&
+  (a.statusReason ?? null) === (b.statusReason ?? null);
 export const sameRelease = (a: ReleaseRecord, b: ReleaseRecord) =>
   // Key order is not compared: PostgreSQL kept metadata as jsonb, in its own key order, before schema version 4.
   a.yanked === b.yanked && a.yankedReason === b.yankedReason && a.createdAt === b.createdAt && isDeepStrictEqual(a.metadata, b.metadata);

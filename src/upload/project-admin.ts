@@ -5,9 +5,9 @@
  */
 import type { Identity } from '../auth/authenticator.js';
 import { mayOwn } from '../auth/authenticator.js';
-import { forbidden, notFound } from '../base/errors.js';
+import { badRequest, forbidden, notFound } from '../base/errors.js';
 import type { IndexStore } from '../store/index-store.js';
-import type { FileRecord, ProjectRecord } from '../store/records.js';
+import { PROJECT_STATUS_NAMES, type FileRecord, type ProjectRecord, type ProjectStatusName } from '../store/records.js';
 import { normalizeName } from '../model/names.js';
 import { checkFilenameSegment, checkProjectName, checkVersionSegment } from '../model/client-names.js';
 
@@ -16,6 +16,20 @@ export const CLI_IDENTITY: Identity = { user: 'cli', admin: true, tokenProjects:
 
 /** User names are at most 64 characters (`larder user add`); longer ones are never looked up. */
 const MAX_USER_NAME = 64;
+/** A status reason travels in HTML attributes and in the reason phrase of a refused upload: one short line. */
+const MAX_STATUS_REASON = 500;
+
+/** A checked PEP 792 status and reason (a 400 naming what is wrong otherwise). */
+export function checkProjectStatus(status: string, reason: string | null): { status: ProjectStatusName; reason: string | null } {
+  if (!(PROJECT_STATUS_NAMES as readonly string[]).includes(status)) {
+    throw badRequest('invalid_status', `Unknown project status '${status.slice(0, 40)}': use one of ${PROJECT_STATUS_NAMES.join(', ')}.`);
+  }
+  const trimmed = reason?.trim() || null;
+  if (trimmed !== null && (trimmed.length > MAX_STATUS_REASON || /[\u0000-\u001f\u007f]/.test(trimmed))) {
+    throw badRequest('invalid_status', `A status reason is one line of at most ${MAX_STATUS_REASON} characters.`);
+  }
+  return { status: status as ProjectStatusName, reason: trimmed };
+}
 
 export class ProjectAdmin {
   constructor(private readonly meta: IndexStore) {}
@@ -71,6 +85,16 @@ export class ProjectAdmin {
     const record = await this.ownedProject(name, who, 'add maintainers');
     if (user.length > MAX_USER_NAME || !(await this.meta.getUser(user))) throw notFound(`No user named ${user}.`);
     await this.meta.addMaintainer(record.name, user, this.actor(who));
+  }
+
+  /** Sets the project's PEP 792 status (docs/project-status.md); owners and administrators only. */
+  async setStatus(name: string, status: string, reason: string | null, who: Identity): Promise<{ project: string; serial: number }> {
+    checkProjectName(name);
+    const checked = checkProjectStatus(status, reason);
+    const record = await this.ownedProject(name, who, 'set the project status');
+    const serial = await this.meta.setProjectStatus(record.name, checked.status, checked.reason, this.actor(who));
+    if (serial === null) throw notFound(`No private project named ${name}.`);
+    return { project: record.displayName, serial };
   }
 
   /** Lets a new private project take a name that exists upstream (docs/uploads.md). Administrators only. */

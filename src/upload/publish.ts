@@ -15,7 +15,7 @@ import { badRequest, conflict, forbidden, LarderError } from '../base/errors.js'
 import type { ProjectName } from '../model/names.js';
 import { normalizeVersion } from '../model/versions.js';
 import type { IndexStore, PublishInput, PublishResult } from '../store/index-store.js';
-import type { FileRecord } from '../store/records.js';
+import type { FileRecord, ProjectRecord } from '../store/records.js';
 import { isSameFile } from '../store/same-file.js';
 import type { Storage } from '../store/storage.js';
 import { readWheelMetadata } from '../archive/dist-metadata.js';
@@ -38,6 +38,13 @@ const alreadyExists = (file: FileRecord | { filename: string; blake2b_256: strin
   conflict('file_exists', `File already exists ('${file.filename}', with blake2_256 hash '${file.blake2b_256}'). Upload it under a new version.`);
 
 const filenameReused = () => badRequest('filename_reused', 'This filename was previously used by a file that has since been deleted. Use a different version.');
+
+/** PEP 792: an archived or quarantined project takes no uploads (pypi.org answers an archived one with 400). */
+function closedProject(record: ProjectRecord): LarderError {
+  const why = record.statusReason ? ` (${record.statusReason})` : '';
+  const message = `Project '${record.displayName}' is ${record.status}${why} and takes no new uploads; an owner can set it active again.`;
+  return record.status === 'quarantined' ? forbidden('project_quarantined', message) : badRequest('project_archived', message);
+}
 
 export class Publisher {
   /** Publishes of one project run one at a time, so that check-then-commit cannot race inside this process. */
@@ -65,6 +72,7 @@ export class Publisher {
           : `The user '${who.user}' isn't allowed to upload to project '${record?.displayName ?? upload.name}'.`,
       );
     }
+    if (record?.status === 'archived' || record?.status === 'quarantined') throw closedProject(record);
     if (record || !this.upstreamNames || this.mergeAllowList.has(upload.project) || (await this.meta.isNameAllowed(upload.project))) return;
     if (await this.upstreamNames.exists(upload.project)) {
       throw conflict(

@@ -94,6 +94,7 @@ export class ProjectViews {
         descriptionHtml,
         canManage: viewer !== null && record !== undefined && mayOwn(viewer, name, record),
         held: holds.releases,
+        ...(releases.status ? { status: releases.status } : {}),
       },
     };
   }

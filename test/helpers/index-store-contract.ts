@@ -80,6 +80,27 @@ export function indexStoreContract(name: string, open: StorageFactory): void {
       assert.equal((await Array.fromAsync(store.allFiles())).length, 3);
     });
 
+    test('a project status is a change of the project: serial, changelog, record; active clears it', async () => {
+      const store = storage().index;
+      const before = await store.lastSerial();
+      const serial = await store.setProjectStatus('demo', 'archived', 'moved to demo2', 'alice');
+      assert.ok(serial !== null && serial > before);
+      const archived = (await store.getProject('demo'))!;
+      assert.deepEqual([archived.status, archived.statusReason, archived.serial], ['archived', 'moved to demo2', serial]);
+      assert.deepEqual(
+        (await store.changesSince(before)).map((e) => [e.action, e.user]),
+        [['set project status', 'alice']],
+      );
+      assert.equal((await Array.fromAsync(store.listProjects())).find((p) => p.name === 'demo')!.status, 'archived');
+      await store.setProjectStatus('demo', 'quarantined', null, null);
+      const quarantined = (await store.getProject('demo'))!;
+      assert.deepEqual([quarantined.status, quarantined.statusReason], ['quarantined', undefined]);
+      await store.setProjectStatus('demo', 'active', null, null);
+      const active = (await store.getProject('demo'))!;
+      assert.ok(!('status' in active) && !('statusReason' in active), JSON.stringify(active));
+      assert.equal(await store.setProjectStatus('nope', 'archived', null, null), null);
+    });
+
     test('maintainers, users, tokens and allowed names; removing a user takes their tokens and roles', async () => {
       const store = storage().index;
       const at = new Date().toISOString();

@@ -90,6 +90,17 @@ describe('several nodes on one PostgreSQL', () => {
     assert.equal((await b.index.getProject('paged'))!.serial, await a.index.lastSerial());
   });
 
+  test('a project status set on A reaches B’s cached project record (NOTIFY project:<name>)', async () => {
+    await a.index.publishFile(publishInput(wheel('statused', '1.0'), '1.0', 'a'.repeat(64), 'statused'));
+    await b.index.catchUp();
+    assert.equal((await b.index.getProject('statused'))!.status, undefined, 'now cached on B');
+    await a.index.setProjectStatus('statused', 'quarantined', 'under review', 'alice');
+    await eventually(async () => (await b.index.getProject('statused'))!.status === 'quarantined', 'B sees the quarantine');
+    assert.equal((await b.index.getProject('statused'))!.statusReason, 'under review');
+    await a.index.setProjectStatus('statused', 'active', null, 'alice');
+    await eventually(async () => (await b.index.getProject('statused'))!.status === undefined, 'B sees it active again');
+  });
+
   test('concurrent reads of a project not cached share one query', async () => {
     await a.index.publishFile(publishInput(wheel('crowded', '1.0'), '1.0', 'a'.repeat(64), 'crowded'));
     await b.index.catchUp();

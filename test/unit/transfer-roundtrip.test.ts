@@ -34,6 +34,7 @@ async function fill(storage: Storage): Promise<void> {
   await index.putUser({ name: 'alice', passwordHash: 'hash-a', admin: false, createdAt: '2024-01-01T00:00:00.000Z' });
   await index.putUser({ name: 'bob', passwordHash: 'hash-b', admin: false, createdAt: '2024-01-01T00:00:00.000Z' });
   await index.addMaintainer('demo', 'bob', 'alice');
+  await index.setProjectStatus('demo', 'deprecated', 'use demo2', 'alice');
   await index.putToken({
     id: 'f'.repeat(12),
     hash: 'f'.repeat(64),
@@ -99,6 +100,7 @@ function roundTrip(name: string, open: StorageFactory): void {
       const { serial, ...got } = there.get('"demo"') as ProjectRecord;
       assert.deepEqual(got, want);
       assert.deepEqual(got.maintainers, ['bob']);
+      assert.deepEqual([got.status, got.statusReason], ['deprecated', 'use demo2'], 'the PEP 792 status travels with the project');
       assert.equal(serial, await target.index.lastSerial());
     });
 

@@ -57,6 +57,12 @@ export function registerAdminRoutes(router: Routes, deps: HttpDeps, admin: Proje
     await admin.addMaintainer(p(ctx, 'project'), stringField(ctx, 'user', true)!, await who(ctx));
     ctx.body = { added: true };
   });
+  router.post('/api/projects/:project/status', ...jsonBody, async (ctx) => {
+    const status = stringField(ctx, 'status', true)!;
+    const reason = stringField(ctx, 'reason', false);
+    const set = await admin.setStatus(p(ctx, 'project'), status, reason, await who(ctx));
+    ctx.body = { status, reason: reason?.trim() || null, serial: set.serial };
+  });
   router.post('/api/allowed-names', ...jsonBody, async (ctx) => {
     ctx.body = { allowed: await admin.allowName(stringField(ctx, 'name', true)!, await who(ctx)) };
   });

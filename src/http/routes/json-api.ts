@@ -1,7 +1,7 @@
 /** The Warehouse JSON API: /pypi/<project>/json and /pypi/<project>/<version>/json, with /index/ aliases. Hot routes. */
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { LarderError } from '../../base/errors.js';
+import { LarderError, notFound } from '../../base/errors.js';
 import { normalizeName } from '../../model/names.js';
 import { checkProjectName, checkVersionSegment } from '../../model/client-names.js';
 import { projectJsonTemplatePieces, releaseJsonTemplatePieces } from '../../render/json-api.js';
@@ -64,6 +64,8 @@ export function jsonApiRoute(deps: HttpDeps, prefix: string, withVersion: boolea
     const { value: doc, provenance } = found;
     const traced = provenanceHeaders(provenance);
     if (!doc) throw withHeaders(jsonNotFound(), traced);
+    // As pypi.org does, a quarantined project is hidden from the JSON API; the message says why.
+    if (doc.status?.status === 'quarantined') throw withHeaders(jsonError(notFound(`Project ${doc.displayName} is quarantined: it is not listed.`)), traced);
     const documentRequest = { acceptEncoding: header(request, 'accept-encoding'), ifNoneMatch: header(request, 'if-none-match'), provenance };
     const render = (): RenderingInPieces => {
       const pieces = version === null ? projectJsonTemplatePieces(doc) : releaseJsonTemplatePieces(doc, version);

@@ -5,7 +5,8 @@
  */
 import type { RootDatabase } from 'lmdb';
 import type { IndexImport, IndexSnapshot, IndexStore, PublishInput, PublishResult } from '../index-store.js';
-import type { ChangelogEntry, EndedSession, FileRecord, ProjectRecord, ReleaseRecord, TokenRecord, UserRecord } from '../records.js';
+import type { ChangelogEntry, EndedSession, FileRecord, ProjectRecord, ProjectStatusName, ReleaseRecord, TokenRecord, UserRecord } from '../records.js';
+import { withStatus } from '../project-status.js';
 import { IndexDatabases } from './index-databases.js';
 import { isSameFile } from '../same-file.js';
 import { StagedIndexImport } from '../staged-index-import.js';
@@ -204,6 +205,15 @@ export class LmdbIndexStore implements IndexStore {
         this.db.recordChange(project, 'add maintainer', by);
       }
       return true;
+    });
+  }
+
+  async setProjectStatus(project: string, status: ProjectStatusName, reason: string | null, by: string | null): Promise<number | null> {
+    return this.transaction(() => {
+      const record = this.db.projects.get(project);
+      if (!record) return null;
+      this.db.projects.putSync(project, withStatus(record, status, reason));
+      return this.db.recordChange(project, 'set project status', by);
     });
   }
 

@@ -176,6 +176,11 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX ended_sessions_by_end ON ended_sessions (until);
     `,
   },
+  {
+    // PEP 792 project status of a private project; NULL = active (every project made before statuses existed).
+    version: 10,
+    sql: 'ALTER TABLE projects ADD COLUMN status text, ADD COLUMN status_reason text;',
+  },
 ];
 
 /** Applies the steps this database lacks; refuses a database migrated by a newer larder. */

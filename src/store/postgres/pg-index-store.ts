@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import type { IndexImport, IndexSnapshot, IndexStore, PublishInput, PublishResult } from '../index-store.js';
-import type { EndedSession, FileRecord, TokenRecord, UserRecord } from '../records.js';
+import type { EndedSession, FileRecord, ProjectStatusName, TokenRecord, UserRecord } from '../records.js';
 import { isSameFile } from '../same-file.js';
 import { CachedIndexReads, type CacheSizes } from './cached-index-reads.js';
 import type { Change, ChangeWriter } from './change-writer.js';
@@ -141,6 +141,16 @@ export class PgIndexStore extends CachedIndexReads implements IndexStore {
       await tx.query('UPDATE projects SET maintainers = array_append(maintainers, $1) WHERE name = $2', [user, name]);
       await recordChange(tx, { project: name, action: 'add maintainer', user: by, time: this.time() });
       return { result: true, scopes: [project(name)] };
+    });
+  }
+
+  setProjectStatus(name: string, status: ProjectStatusName, reason: string | null, by: string | null): Promise<number | null> {
+    return this.write('set-project-status', async (tx): Promise<Change<number | null>> => {
+      if (!(await lockProject(tx, name))) return nothing(null);
+      const stored = status === 'active' ? null : status;
+      await tx.query('UPDATE projects SET status = $1, status_reason = $2 WHERE name = $3', [stored, reason || null, name]);
+      const serial = await recordChange(tx, { project: name, action: 'set project status', user: by, time: this.time() });
+      return { result: serial, scopes: [project(name)] };
     });
   }
 

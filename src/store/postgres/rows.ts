@@ -15,6 +15,7 @@ import type {
   FileRecord,
   ProjectRecord,
   ReleaseRecord,
+  StoredProjectStatus,
   TokenRecord,
   UserRecord,
 } from '../records.js';
@@ -60,6 +61,8 @@ export function projectOf(row: Row): ProjectRecord {
     ...(base ? { serialBase: base } : {}),
     owners: row.owners as string[],
     maintainers: row.maintainers as string[],
+    ...(row.status ? { status: str(row.status) as StoredProjectStatus } : {}),
+    ...(row.status_reason ? { statusReason: str(row.status_reason) } : {}),
   };
 }
 
@@ -72,6 +75,8 @@ export function projectRow(p: ProjectRecord): TableRow {
     serial_base: p.serialBase ?? null,
     owners: p.owners,
     maintainers: p.maintainers,
+    status: p.status ?? null,
+    status_reason: p.statusReason ?? null,
   };
   return { table: 'projects', key: ['name'], row };
 }

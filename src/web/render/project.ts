@@ -1,7 +1,7 @@
 /** `/project/<name>/` and `/project/<name>/<version>/`: a release with its files, the versions, and owner controls. */
 import { formatBytes } from '../../base/units.js';
 import { fileUrl } from '../../render/urls.js';
-import type { Release, ReleaseFile } from '../../model/documents.js';
+import type { ProjectStatus, Release, ReleaseFile } from '../../model/documents.js';
 import type { HeldRelease } from '../../policy/policy-source.js';
 import { copyBlock, esc, page, timeElement, type Viewer } from './layout.js';
 import { heldSection } from './policy-holds.js';
@@ -24,6 +24,24 @@ export interface ProjectView {
   notice: string | null;
   /** Upstream releases the supply-chain policy holds back, newest first. */
   held: readonly HeldRelease[];
+  /** PEP 792 status (absent: active). */
+  status?: ProjectStatus;
+}
+
+const STATUS_MEANING: Record<string, string> = {
+  archived: 'it takes no new uploads; its files stay installable.',
+  quarantined: 'its files are not listed or served.',
+  deprecated: 'it is no longer recommended; its files stay installable.',
+};
+
+/** The project's PEP 792 status, when it is not plainly active. */
+function statusNotice(status: ProjectStatus | undefined): string {
+  const name = status?.status ?? 'active';
+  if (name === 'active' && !status?.reason) return '';
+  const label = `${name[0]!.toUpperCase()}${name.slice(1)}`;
+  const meaning = STATUS_MEANING[name] ? ` This project is ${name}: ${STATUS_MEANING[name]}` : '';
+  const reason = status?.reason ? ` <span class="status-reason">${esc(status.reason)}</span>` : '';
+  return `<p class="notice project-status" role="note" data-project-status="${esc(name)}"><strong>${esc(label)}.</strong>${esc(meaning)}${reason}</p>`;
 }
 
 const projectPath = (name: string, version?: string) =>
@@ -123,6 +141,7 @@ export function renderProject(view: ProjectView, viewer: Viewer): string {
           ? 'private and upstream files'
           : 'upstream (cached by this index)',
     ],
+    ...(view.status?.status && view.status.status !== 'active' ? [['Status', `<span class="badge status">${esc(view.status.status)}</span>`]] : []),
     ['Requires Python', requiresPython ? `<code>${esc(requiresPython)}</code>` : '<span class="muted">any</span>'],
     ...(meta.license_expression || meta.license ? [['License', esc((meta.license_expression || meta.license)!.split('\n')[0]!.slice(0, 200))]] : []),
     ...(meta.author ? [['Author', esc(meta.author)]] : []),
@@ -131,7 +150,7 @@ export function renderProject(view: ProjectView, viewer: Viewer): string {
     .join('');
   const main = `${notice}<h1>${esc(view.displayName)} ${esc(release.version)}</h1>
 ${meta.summary ? `<p class="summary">${esc(meta.summary)}</p>` : ''}
-${yanked}${older}
+${statusNotice(view.status)}${yanked}${older}
 ${copyBlock('pip install line', view.installLine)}
 <div class="layout">
 <div>
