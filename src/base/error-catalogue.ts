@@ -122,6 +122,11 @@ export const ERROR_CATALOGUE = {
     meaning:
       'The upstream file is younger than LARDER_MIN_RELEASE_AGE (the message says when it becomes available), or has no known upload time under LARDER_MIN_RELEASE_AGE_UNKNOWN=deny.',
   },
+  blocked_by_advisory: {
+    status: 403,
+    meaning:
+      'An imported security advisory blocks the upstream release (a MAL- advisory, or a vulnerability of at least LARDER_BLOCK_VULNERABLE), or the whole project (a MAL- advisory covering every version); the message names the advisory and, for a vulnerability, its severity.',
+  },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

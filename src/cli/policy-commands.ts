@@ -39,7 +39,7 @@ function explanationLines(subject: string, explanation: ReleaseExplanation): str
 }
 
 /** Who ran the command, as the exemption records it. */
-const operator = (io: Io) => io.env.LARDER_OPERATOR || io.env.SUDO_USER || io.env.USER || io.env.LOGNAME || 'cli';
+export const operator = (io: Io) => io.env.LARDER_OPERATOR || io.env.SUDO_USER || io.env.USER || io.env.LOGNAME || 'cli';
 
 export const POLICY_COMMANDS: Record<string, Command> = {
   'policy allow': {

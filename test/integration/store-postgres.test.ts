@@ -27,6 +27,7 @@ describe('PostgreSQL stores', () => {
       ...local,
       index: shared.index,
       policy: shared.policy,
+      advisories: shared.advisories,
       cachedFiles: shared.cachedFiles,
       mirrorSets: shared.mirrorSets,
       async close() {

@@ -176,6 +176,22 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX ended_sessions_by_end ON ended_sessions (until);
     `,
   },
+  {
+    // The imported security advisories (one record per advisory and project) and when the set was imported.
+    version: 8,
+    sql: `
+      CREATE TABLE advisories (
+        project text NOT NULL,
+        id text NOT NULL,
+        record json NOT NULL,
+        PRIMARY KEY (project, id)
+      );
+      CREATE TABLE advisory_imports (
+        singleton boolean PRIMARY KEY CHECK (singleton),
+        record json NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Applies the steps this database lacks; refuses a database migrated by a newer larder. */
