@@ -23,7 +23,10 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString
 
 function blockingLine(config: Config): string {
   const malware = config.blockMalware ? 'malware blocked' : 'malware not blocked (LARDER_BLOCK_MALWARE=false)';
-  const vulnerable = config.blockVulnerable === null ? 'vulnerabilities not blocked (LARDER_BLOCK_VULNERABLE=off)' : `vulnerabilities of severity ${config.blockVulnerable} or worse blocked`;
+  const vulnerable =
+    config.blockVulnerable === null
+      ? 'vulnerabilities not blocked (LARDER_BLOCK_VULNERABLE=off)'
+      : `vulnerabilities of severity ${config.blockVulnerable} or worse blocked`;
   return `${malware}; ${vulnerable}`;
 }
 

@@ -32,7 +32,9 @@ const parseRequirements: Parser<string[]> = (raw, key) => {
 const SEVERITY_BANDS = ['low', 'moderate', 'high', 'critical'] as const;
 
 const parseBlockVulnerable: Parser<(typeof SEVERITY_BANDS)[number] | null> = (raw, key) => {
-  const value = String(raw ?? 'off').trim().toLowerCase();
+  const value = String(raw ?? 'off')
+    .trim()
+    .toLowerCase();
   if (value === 'off' || value === '') return null;
   const band = SEVERITY_BANDS.find((b) => b === value);
   if (!band) throw new ConfigError(key, raw, 'off, low, moderate, high or critical');

@@ -39,7 +39,9 @@ function order(a: ParsedEvent, b: ParsedEvent): number {
 
 function parseEntry(entry: AdvisoryEntry): ParsedEntry {
   const ranges = entry.ranges.map((events) => events.flatMap((e) => parseEvent(e) ?? []).sort(order));
-  const coversEveryVersion = ranges.some((events) => events.some((e) => e.kind === 'introduced' && e.at === null) && events.every((e) => e.kind === 'introduced'));
+  const coversEveryVersion = ranges.some(
+    (events) => events.some((e) => e.kind === 'introduced' && e.at === null) && events.every((e) => e.kind === 'introduced'),
+  );
   return { entry, ranges, versions: new Set(entry.versions.map(canonicalVersion)), coversEveryVersion };
 }
 

@@ -26,7 +26,12 @@ const MAL_ALL: OsvFields = { id: 'MAL-2026-100', package: 'Evil_All', events: [{
 const MAL_ONE: OsvFields = { id: 'MAL-2026-200', package: 'trojan-lib', versions: ['1.1'] };
 const HIGH: OsvFields = { id: 'GHSA-hhhh-hhhh-hhhh', package: 'vuln-high', events: [{ introduced: '0' }, { fixed: '2.0' }], databaseSeverity: 'HIGH' };
 /** Only a CVSS vector (base score 1.6: low). */
-const LOW: OsvFields = { id: 'PYSEC-2026-300', package: 'vuln-low', events: [{ introduced: '0' }, { fixed: '2.0' }], cvss: 'CVSS:3.1/AV:P/AC:H/PR:H/UI:R/S:U/C:L/I:N/A:N' };
+const LOW: OsvFields = {
+  id: 'PYSEC-2026-300',
+  package: 'vuln-low',
+  events: [{ introduced: '0' }, { fixed: '2.0' }],
+  cvss: 'CVSS:3.1/AV:P/AC:H/PR:H/UI:R/S:U/C:L/I:N/A:N',
+};
 /** Covers the private project's name. */
 const MAL_PRIVATE: OsvFields = { id: 'MAL-2026-400', package: 'acme-internal', events: [{ introduced: '0' }] };
 
@@ -62,7 +67,9 @@ describe('advisories', () => {
 
   after(() => up.close());
 
-  test('a live import blocks at the next request, cached files included; exemptions, the report, a newer import, pages and metrics', { timeout: 120_000 }, async () => {
+  test('a live import blocks at the next request, cached files included; exemptions, the report, a newer import, pages and metrics', {
+    timeout: 120_000,
+  }, async () => {
     const data = join(dir, 'live');
     await addAlice(data);
     const env = { LARDER_DATA: data, USER: 'ops-alice', LARDER_BLOCK_VULNERABLE: 'moderate' };
@@ -71,7 +78,8 @@ describe('advisories', () => {
       server = await startChildServer(['--data', data, '--upstream', up.url, '--block-vulnerable', 'moderate']);
       const url = server.url;
       const pageJson = async (name: string) => (await fetch(`${url}/simple/${name}/`, { headers: { Accept: PIP_ACCEPT } })).json() as Promise<PageJson>;
-      const fileUrl = async (name: string, filename: string) => new URL((await pageJson(name)).files.find((f) => f.filename === filename)!.url, `${url}/simple/${name}/`).href;
+      const fileUrl = async (name: string, filename: string) =>
+        new URL((await pageJson(name)).files.find((f) => f.filename === filename)!.url, `${url}/simple/${name}/`).href;
 
       // Before the import: everything is served; three files get cached.
       const urls = {
@@ -89,7 +97,10 @@ describe('advisories', () => {
       // At the next request, with no wait: the cached files answer 403 naming the advisory (and severity).
       const high10 = await fetch(urls.high10);
       assert.equal(high10.status, 403);
-      assert.match(await high10.text(), /^vuln-high 1\.0 is blocked by larder: vulnerability GHSA-hhhh-hhhh-hhhh, severity high \(LARDER_BLOCK_VULNERABLE=moderate\), fixed in 2\.0 \(https:\/\/osv\.dev\/vulnerability\/GHSA-hhhh-hhhh-hhhh\)/);
+      assert.match(
+        await high10.text(),
+        /^vuln-high 1\.0 is blocked by larder: vulnerability GHSA-hhhh-hhhh-hhhh, severity high \(LARDER_BLOCK_VULNERABLE=moderate\), fixed in 2\.0 \(https:\/\/osv\.dev\/vulnerability\/GHSA-hhhh-hhhh-hhhh\)/,
+      );
       const trojan11 = await fetch(urls.trojan11);
       assert.equal(trojan11.status, 403);
       assert.match(await trojan11.text(), /trojan-lib 1\.1 is blocked by larder: malicious package advisory MAL-2026-200/);
@@ -97,7 +108,10 @@ describe('advisories', () => {
 
       // Pages (JSON and HTML) and the JSON API leave blocked releases off.
       const trojanPage = await pageJson('trojan-lib');
-      assert.deepEqual(trojanPage.files.map((f) => f.filename), [d.trojan10!.filename]);
+      assert.deepEqual(
+        trojanPage.files.map((f) => f.filename),
+        [d.trojan10!.filename],
+      );
       assert.deepEqual(trojanPage.versions, ['1.0']);
       const highHtml = await (await fetch(`${url}/simple/vuln-high/`, { headers: { Accept: 'text/html' } })).text();
       assert.doesNotMatch(highHtml, new RegExp(d.high10!.filename.replace(/\./g, '\\.')));
@@ -126,10 +140,18 @@ describe('advisories', () => {
       // Status and report.
       const status = await runLarderCli(['advisories', 'status'], { env });
       assertCliOk(status);
-      assert.match(status.stdout, new RegExp(`^5 advisories, imported \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC from ${allZip} by ops-alice\nmalware blocked; vulnerabilities of severity moderate or worse blocked\n$`));
+      assert.match(
+        status.stdout,
+        new RegExp(
+          `^5 advisories, imported \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC from ${allZip} by ops-alice\nmalware blocked; vulnerabilities of severity moderate or worse blocked\n$`,
+        ),
+      );
       const report = await runLarderCli(['advisories', 'report'], { env });
       assertCliOk(report);
-      const rows = report.stdout.trim().split('\n').map((line) => line.split(/\s{2,}/));
+      const rows = report.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s{2,}/));
       assert.deepEqual(rows, [
         ['PROJECT', 'VERSION', 'FILE', 'ADVISORY', 'SEVERITY', 'STATUS'],
         ['trojan-lib', '1.1', d.trojan11!.filename, 'MAL-2026-200', 'malware', 'blocked'],
@@ -180,7 +202,10 @@ describe('advisories', () => {
     }
     const report = await runLarderCli(['advisories', 'report'], { env });
     assert.match(report.stdout, /trojan-lib\s+1\.1\s+\S+\s+MAL-2026-200\s+malware\s+not blocked/);
-    assert.match((await runLarderCli(['advisories', 'status'], { env })).stdout, /malware not blocked \(LARDER_BLOCK_MALWARE=false\); vulnerabilities not blocked \(LARDER_BLOCK_VULNERABLE=off\)/);
+    assert.match(
+      (await runLarderCli(['advisories', 'status'], { env })).stdout,
+      /malware not blocked \(LARDER_BLOCK_MALWARE=false\); vulnerabilities not blocked \(LARDER_BLOCK_VULNERABLE=off\)/,
+    );
   });
 
   test('a file that is not a zip, or a zip with no advisory documents, is refused and changes nothing', async () => {

@@ -35,10 +35,7 @@ describe('CVSS 3.x base score', () => {
   });
 
   test('bands: 0.1–3.9 low, 4.0–6.9 moderate, 7.0–8.9 high, 9.0–10 critical', () => {
-    assert.deepEqual(
-      [0, 0.1, 3.9, 4, 6.9, 7, 8.9, 9, 10].map(scoreBand),
-      [null, 'low', 'low', 'moderate', 'moderate', 'high', 'high', 'critical', 'critical'],
-    );
+    assert.deepEqual([0, 0.1, 3.9, 4, 6.9, 7, 8.9, 9, 10].map(scoreBand), [null, 'low', 'low', 'moderate', 'moderate', 'high', 'high', 'critical', 'critical']);
   });
 });
 
@@ -66,7 +63,10 @@ describe('OSV documents', () => {
   });
 
   test('a withdrawn advisory names nothing; a document that is not OSV is refused', () => {
-    assert.deepEqual(readOsvDocument(JSON.stringify({ ...osvDocument({ id: 'GHSA-4', package: 'x', versions: ['1'] }), withdrawn: '2026-01-01T00:00:00Z' })), []);
+    assert.deepEqual(
+      readOsvDocument(JSON.stringify({ ...osvDocument({ id: 'GHSA-4', package: 'x', versions: ['1'] }), withdrawn: '2026-01-01T00:00:00Z' })),
+      [],
+    );
     assert.throws(() => readOsvDocument('{not json'), OsvDocumentError);
     assert.throws(() => readOsvDocument('{"summary": "no id"}'), OsvDocumentError);
     assert.throws(() => readOsvDocument('[1, 2]'), OsvDocumentError);
@@ -103,7 +103,10 @@ describe('which versions an advisory names', () => {
   test('an introduced-0 range with no end covers every version; one listed version does not', () => {
     assert.deepEqual(ids('evil', '0.0.1'), ['MAL-all']);
     assert.deepEqual(ids('evil', 'not-pep-440'), ['MAL-all']);
-    assert.deepEqual(index.coveringEveryVersion('evil').map((a) => a.id), ['MAL-all']);
+    assert.deepEqual(
+      index.coveringEveryVersion('evil').map((a) => a.id),
+      ['MAL-all'],
+    );
     assert.deepEqual(index.coveringEveryVersion('other'), []);
     assert.deepEqual(index.coveringEveryVersion('lib'), []);
   });

@@ -34,10 +34,9 @@ export class PgAdvisoryStore implements AdvisoryStore {
             batch.map((e) => JSON.stringify(e)),
           ]);
         }
-        await tx.query(
-          'INSERT INTO advisory_imports (singleton, record) VALUES (true, $1) ON CONFLICT (singleton) DO UPDATE SET record = EXCLUDED.record',
-          [JSON.stringify(info)],
-        );
+        await tx.query('INSERT INTO advisory_imports (singleton, record) VALUES (true, $1) ON CONFLICT (singleton) DO UPDATE SET record = EXCLUDED.record', [
+          JSON.stringify(info),
+        ]);
         return { result: undefined, scopes: [SCOPE] };
       },
       this.writer.db.bulkTimeoutMs,
