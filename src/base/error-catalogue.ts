@@ -151,7 +151,8 @@ export const INTERNAL_ERRORS = {
   InputError: 'larder mirror cannot read a requirements or lock file (bad syntax, missing include). Printed by the command, exit status 1.',
   MarkerError: 'An environment marker larder mirror cannot parse. Reported with the requirement it belongs to; the command exits with status 1.',
   MirrorIncomplete: 'larder mirror add/sync finished with problems (listed above it). Exit status 1.',
-  OsvDocumentError: 'A document in the zip given to larder advisories import that is not an OSV advisory. The command skips it and names it; the rest is imported.',
+  OsvDocumentError:
+    'A document in the zip given to larder advisories import that is not an OSV advisory. The command skips it and names it; the rest is imported.',
   NoUpstreamError: 'larder mirror with no upstream configured. Printed by the command, exit status 1.',
   BackendUnavailable:
     'A write to a shared backend (the PostgreSQL database) that cannot be reached or does not answer in time; its one-line message names the backend, password removed. Answered as backend_unavailable (503) with that message.',
