@@ -40,6 +40,7 @@ const rank = (f: AdvisoryFinding) => (f.reason === 'malware' ? -1 : f.advisory.s
 
 export class Advisories {
   private index: { generation: number; value: AdvisoryIndex } | null = null;
+  private loading: { generation: number; done: Promise<void> } | null = null;
   private exempted: { generation: number; releases: Set<string>; projects: Set<string> } | null = null;
 
   constructor(
@@ -62,9 +63,16 @@ export class Advisories {
   async refresh(): Promise<void> {
     const generation = this.store.generation();
     if (this.index?.generation !== generation) {
-      const value = new AdvisoryIndex(await this.store.entries());
-      // A generation that moved while they were read is read again next time; an older read never replaces a newer one.
-      if (!this.index || this.index.generation <= generation) this.index = { generation, value };
+      // Requests arriving while the set is read share the one read.
+      if (this.loading?.generation !== generation) {
+        const done = this.load(generation);
+        this.loading = { generation, done };
+        // A failed read (the database down) is tried again by the next request.
+        done.catch(() => {
+          if (this.loading?.done === done) this.loading = null;
+        });
+      }
+      await this.loading!.done;
     }
     const exemptionGeneration = this.exemptions.generation();
     if (this.exempted?.generation !== exemptionGeneration) {
@@ -73,6 +81,12 @@ export class Advisories {
       const projects = new Set(records.map((e) => e.project));
       if (!this.exempted || this.exempted.generation <= exemptionGeneration) this.exempted = { generation: exemptionGeneration, releases, projects };
     }
+  }
+
+  private async load(generation: number): Promise<void> {
+    const value = new AdvisoryIndex(await this.store.entries());
+    // A generation that moved while they were read is read again next time; an older read never replaces a newer one.
+    if (!this.index || this.index.generation <= generation) this.index = { generation, value };
   }
 
   /** Whether the project has any advisory (as of the last refresh). */

@@ -13,6 +13,8 @@ import { OsvDocumentError, readOsvDocument } from './osv-document.js';
 
 /** The largest advisory document read; real ones are a few kB, the longest lists of versions under 1 MB. */
 export const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
+/** Documents read at once. */
+const READ_AHEAD = 16;
 
 export interface OsvImport {
   entries: AdvisoryEntry[];
@@ -36,10 +38,10 @@ export async function readOsvZip(file: string): Promise<OsvImport> {
         if (entry.fileName.endsWith('.json')) documents.push(entry);
       },
       async (zip) => {
-        for (const entry of documents) {
+        const readOne = async (entry: Entry) => {
           if (entry.uncompressedSize > MAX_DOCUMENT_BYTES) {
             result.skipped.push({ name: entry.fileName, reason: `larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB` });
-            continue;
+            return;
           }
           try {
             const entries = readOsvDocument((await readEntry(zip, entry, MAX_DOCUMENT_BYTES)).toString('utf8'));
@@ -49,7 +51,9 @@ export async function readOsvZip(file: string): Promise<OsvImport> {
             if (!(err instanceof OsvDocumentError)) throw err;
             result.skipped.push({ name: entry.fileName, reason: err.message });
           }
-        }
+        };
+        // A few documents at a time: each read waits on the disk, and at most READ_AHEAD documents are in memory at once.
+        for (let i = 0; i < documents.length; i += READ_AHEAD) await Promise.all(documents.slice(i, i + READ_AHEAD).map(readOne));
       },
     );
   } catch (err) {

@@ -49,6 +49,7 @@ describe('advisories', () => {
   before(async () => {
     d = await buildWheelTable(dir, {
       evil: ['evil-all', '1.0'],
+      evil09: ['evil-all', '0.9'],
       trojan10: ['trojan-lib', '1.0'],
       trojan11: ['trojan-lib', '1.1'],
       high10: ['vuln-high', '1.0'],
@@ -58,7 +59,7 @@ describe('advisories', () => {
       mine: ['acme-internal', '1.0'],
     });
     up = await startFakeUpstream();
-    up.addProject('evil-all', [d.evil!]);
+    up.addProject('evil-all', [d.evil09!, d.evil!]);
     up.addProject('trojan-lib', [d.trojan10!, d.trojan11!]);
     up.addProject('vuln-high', [d.high10!, d.high20!]);
     up.addProject('vuln-low', [d.low10!, d.low20!]);
@@ -206,6 +207,32 @@ describe('advisories', () => {
       (await runLarderCli(['advisories', 'status'], { env })).stdout,
       /malware not blocked \(LARDER_BLOCK_MALWARE=false\); vulnerabilities not blocked \(LARDER_BLOCK_VULNERABLE=off\)/,
     );
+  });
+
+  test('an exemption for one release of a project covered whole lifts the project block; its other releases stay off', async () => {
+    const data = join(dir, 'exempt');
+    const env = { LARDER_DATA: data };
+    assertCliOk(await runLarderCli(['advisories', 'import', allZip], { env }));
+    const l = await startLarder({ upstream: up.url, upstreamRetries: 0 }, data);
+    try {
+      assert.equal((await fetch(`${l.url}/simple/evil-all/`)).status, 403);
+      await l.stop();
+      assertCliOk(await runLarderCli(['policy', 'allow', 'evil-all==1.0', '--reason', 'vetted'], { env }));
+      const again = await startLarder({ upstream: up.url, upstreamRetries: 0 }, data);
+      try {
+        const page = (await (await fetch(`${again.url}/simple/evil-all/`, { headers: { Accept: PIP_ACCEPT } })).json()) as PageJson;
+        assert.deepEqual(
+          page.files.map((f) => f.filename),
+          [d.evil!.filename],
+        );
+        const blocked = await fetch(`${again.url}/pypi/evil-all/0.9/json`);
+        assert.equal(blocked.status, 404);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await l.stop();
+    }
   });
 
   test('a file that is not a zip, or a zip with no advisory documents, is refused and changes nothing', async () => {
