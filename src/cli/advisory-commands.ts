@@ -30,6 +30,9 @@ function blockingLine(config: Config): string {
   return `${malware}; ${vulnerable}`;
 }
 
+/** What `status` and `report` say depends on these. */
+const DECISION_SETTINGS = ['data', 'databaseUrl', 'blockMalware', 'blockVulnerable'] as const;
+
 const severityText = (advisory: AdvisoryEntry) => advisory.severity ?? (isMalware(advisory.id) ? 'malware' : 'unknown');
 
 /** The upstream files in the cache, once each (an upstream other than the first keeps its own records). */
@@ -72,6 +75,7 @@ export const ADVISORY_COMMANDS: Record<string, Command> = {
   'advisories status': {
     usage: 'larder advisories status',
     summary: 'say how many advisories are imported, when and from what, and what they block',
+    settings: DECISION_SETTINGS,
     minArgs: 0,
     maxArgs: 0,
     async run(_args, _values, { advisories }, io, config) {
@@ -87,6 +91,7 @@ export const ADVISORY_COMMANDS: Record<string, Command> = {
   'advisories report': {
     usage: 'larder advisories report',
     summary: 'list every cached upstream file the advisories name: project, version, file, advisory, severity, blocked or not',
+    settings: DECISION_SETTINGS,
     minArgs: 0,
     maxArgs: 0,
     async run(_args, _values, storage, io, config) {

@@ -134,6 +134,7 @@ describe('advisories', () => {
       // The project pages show the blocked releases with a link to the advisory.
       const projectPage = await (await fetch(`${url}/project/vuln-high/`)).text();
       assert.match(projectPage, /href="https:\/\/osv\.dev\/vulnerability\/GHSA-hhhh-hhhh-hhhh">GHSA-hhhh-hhhh-hhhh<\/a>/);
+      assert.match(projectPage, /Releases a security advisory blocks are left off the index altogether/);
       const evilPage = await fetch(`${url}/project/evil-all/`);
       assert.equal(evilPage.status, 403);
       assert.match(await evilPage.text(), /href="https:\/\/osv\.dev\/vulnerability\/MAL-2026-100"/);

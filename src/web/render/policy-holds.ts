@@ -27,7 +27,9 @@ export function heldSection(name: string, held: readonly HeldRelease[]): string 
       `<li><a href="${esc(projectPath(name, version))}">${esc(version)}</a> <span class="badge held">held back</span> ${esc(RULE_LABELS[refusal.rule])}${advisoryLink(refusal)}; ${when(refusal)}\n<p class="reason">${esc(refusal.message)}</p></li>`,
   );
   return `<section aria-labelledby="held-h"><h2 id="held-h">Held back by policy</h2>
-<p class="muted">This index's supply-chain policy does not offer these upstream releases to installers: pip skips them as yanked, and says why when one is pinned.</p>
+<p class="muted">This index's supply-chain policy does not offer these upstream releases to installers: pip skips them as yanked, and says why when one is pinned.${
+    held.some((h) => h.refusal.advisory) ? ' Releases a security advisory blocks are left off the index altogether.' : ''
+  }</p>
 <ul class="plain held">
 ${items.join('\n')}
 </ul></section>`;
