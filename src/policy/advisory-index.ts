@@ -56,6 +56,21 @@ function inRange(events: readonly ParsedEvent[], version: OrderedVersion): boole
   return affected;
 }
 
+/**
+ * The entry without the listed versions its own ranges already cover: OSV lists every affected version of
+ * a PyPI range besides the range, and those lists are most of an export's size. What the entry names is
+ * unchanged.
+ */
+export function withoutCoveredVersions(entry: AdvisoryEntry): AdvisoryEntry {
+  if (!entry.versions.length || !entry.ranges.length) return entry;
+  const { ranges } = parseEntry({ ...entry, versions: [] });
+  const versions = entry.versions.filter((v) => {
+    const ordered = new OrderedVersion(v);
+    return !ordered.valid || !ranges.some((events) => inRange(events, ordered));
+  });
+  return versions.length === entry.versions.length ? entry : { ...entry, versions };
+}
+
 export class AdvisoryIndex {
   private readonly byProject = new Map<string, AdvisoryEntry[]>();
   private readonly parsed = new Map<string, ParsedEntry[]>();

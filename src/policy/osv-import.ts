@@ -9,6 +9,7 @@ import type { Entry } from 'yauzl';
 import { LarderError } from '../base/errors.js';
 import { readEntry, withZip } from '../archive/zip-entries.js';
 import type { AdvisoryEntry } from '../store/advisory-store.js';
+import { withoutCoveredVersions } from './advisory-index.js';
 import { OsvDocumentError, readOsvDocument } from './osv-document.js';
 
 /** The largest advisory document read; real ones are a few kB, the longest lists of versions under 1 MB. */
@@ -46,7 +47,7 @@ export async function readOsvZip(file: string): Promise<OsvImport> {
           try {
             const entries = readOsvDocument((await readEntry(zip, entry, MAX_DOCUMENT_BYTES)).toString('utf8'));
             if (entries.length) result.advisories += 1;
-            result.entries.push(...entries);
+            for (const entry of entries) result.entries.push(withoutCoveredVersions(entry));
           } catch (err) {
             if (!(err instanceof OsvDocumentError)) throw err;
             result.skipped.push({ name: entry.fileName, reason: err.message });

@@ -161,6 +161,14 @@ describe('advisories', () => {
         ['vuln-low', '1.0', d.low10!.filename, 'PYSEC-2026-300', 'low', 'not blocked'],
       ]);
 
+      // `larder policy explain` says so too.
+      const explained = await runLarderCli(['policy', 'explain', 'vuln-high==1.0'], { env: { ...env, LARDER_UPSTREAM: up.url } });
+      assertCliOk(explained);
+      assert.match(
+        explained.stdout,
+        /^vuln-high 1\.0: blocked \(security advisory \(.*\) GHSA-hhhh-hhhh-hhhh\)\nvuln-high 1\.0 is blocked by larder: vulnerability GHSA-hhhh-hhhh-hhhh, severity high/,
+      );
+
       // The break-glass exemption lets a blocked release through at the next request.
       assertCliOk(await runLarderCli(['policy', 'allow', 'vuln-high==1.0', '--reason', 'patched locally'], { env }));
       assert.equal((await fetch(urls.high10)).status, 200);

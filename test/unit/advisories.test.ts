@@ -1,7 +1,7 @@
 /** The advisories' parts that need no server: CVSS 3.x base scores and bands, OSV documents read into entries, and which versions an advisory names (PEP 440 order). */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AdvisoryIndex } from '../../src/policy/advisory-index.js';
+import { AdvisoryIndex, withoutCoveredVersions } from '../../src/policy/advisory-index.js';
 import { cvss3BaseScore, scoreBand } from '../../src/policy/cvss.js';
 import { OsvDocumentError, readOsvDocument } from '../../src/policy/osv-document.js';
 import { osvDocument, type OsvFields } from '../helpers/osv-zip.js';
@@ -109,6 +109,15 @@ describe('which versions an advisory names', () => {
     );
     assert.deepEqual(index.coveringEveryVersion('other'), []);
     assert.deepEqual(index.coveringEveryVersion('lib'), []);
+  });
+
+  test('listed versions the ranges already cover are dropped at import; what the advisory names is unchanged', () => {
+    const [entry] = read({ id: 'PYSEC-9', package: 'lib', events: [{ introduced: '1.0' }, { fixed: '2.0' }], versions: ['1.0', '1.5', '3.0', 'weird'] });
+    const kept = withoutCoveredVersions(entry!);
+    assert.deepEqual(kept.versions, ['3.0', 'weird']);
+    const names = (e: typeof entry) => ['0.9', '1.0', '1.5', '2.0', '3.0', 'weird'].filter((v) => new AdvisoryIndex([e!]).affecting('lib', v).length > 0);
+    assert.deepEqual(names(kept), names(entry));
+    assert.deepEqual(names(kept), ['1.0', '1.5', '3.0', 'weird']);
   });
 
   test('the lowest fixed version above the one asked', () => {
