@@ -34,6 +34,9 @@ import { PolicyMetrics } from './policy/policy-metrics.js';
 import { CollisionWatch } from './policy/collision-watch.js';
 import { Policy, type PolicyRules } from './policy/policy.js';
 import { PolicySource } from './policy/policy-source.js';
+import { Advisories } from './policy/advisories.js';
+import { AdvisoryMetrics } from './policy/advisory-metrics.js';
+import { AdvisorySource, combinedHolds } from './policy/advisory-source.js';
 import { createLogger } from './logger.js';
 import { responseFailureLog } from './http/logged-error.js';
 import { loadSessionKey } from './web/session.js';
@@ -134,8 +137,10 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
         answered: (upstream, kind) => policyMetrics.upstreamAnswers.inc({ upstream, kind }),
       })
     : null;
-  /** The upstream as the overlay sees it: routed, with the supply-chain policy applied. */
-  const upstreamSource = upstreamRouter ? new PolicySource(upstreamRouter, policy, policyMetrics) : null;
+  const advisories = new Advisories(config, stores.advisories, stores.policy);
+  const advisorySource = upstreamRouter ? new AdvisorySource(upstreamRouter, advisories, new AdvisoryMetrics(metrics.registry, logger)) : null;
+  /** The upstream as the overlay sees it: routed, with the advisories and the supply-chain policy applied. */
+  const upstreamSource = advisorySource ? new PolicySource(advisorySource, policy, policyMetrics) : null;
   const upstreamNames = upstreamRouter ? new UpstreamNameCheck(upstreamRouter, config.offline) : null;
   const passwords = new PasswordHasher();
   const descriptionThread = new DescriptionThread({
@@ -168,7 +173,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     admin,
     documents: stores.documents,
     upstream: upstreamSource,
-    policy: upstreamSource,
+    policy: advisorySource && upstreamSource ? combinedHolds(advisorySource, upstreamSource) : null,
     sessionKey: await loadSessionKey(config.data, config.sessionSecret),
     descriptions: new Descriptions(descriptionThread, {
       cacheBytes: Math.floor(config.memoryCacheSize / 8),

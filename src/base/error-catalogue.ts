@@ -134,6 +134,11 @@ export const ERROR_CATALOGUE = {
     meaning:
       'The upstream file is younger than LARDER_MIN_RELEASE_AGE (the message says when it becomes available), or has no known upload time under LARDER_MIN_RELEASE_AGE_UNKNOWN=deny.',
   },
+  blocked_by_advisory: {
+    status: 403,
+    meaning:
+      'An imported security advisory blocks the upstream release (a MAL- advisory, or a vulnerability of at least LARDER_BLOCK_VULNERABLE), or the whole project (a MAL- advisory covering every version); the message names the advisory and, for a vulnerability, its severity.',
+  },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -158,6 +163,8 @@ export const INTERNAL_ERRORS = {
   InputError: 'larder mirror cannot read a requirements or lock file (bad syntax, missing include). Printed by the command, exit status 1.',
   MarkerError: 'An environment marker larder mirror cannot parse. Reported with the requirement it belongs to; the command exits with status 1.',
   MirrorIncomplete: 'larder mirror add/sync finished with problems (listed above it). Exit status 1.',
+  OsvDocumentError:
+    'A document in the zip given to larder advisories import that is not an OSV advisory. The command skips it and names it; the rest is imported.',
   NoUpstreamError: 'larder mirror with no upstream configured. Printed by the command, exit status 1.',
   BackendUnavailable:
     'A write to a shared backend (the PostgreSQL database) that cannot be reached or does not answer in time; its one-line message names the backend, password removed. Answered as backend_unavailable (503) with that message.',

@@ -18,6 +18,7 @@ import { parseCommand, UsageError } from './args.js';
 import { commandHelp } from './help.js';
 import { TRANSFER_COMMANDS } from './transfer-commands.js';
 import { POLICY_COMMANDS } from './policy-commands.js';
+import { ADVISORY_COMMANDS } from './advisory-commands.js';
 import { MIRROR_COMMANDS } from './mirror-commands.js';
 import { MIGRATE_COMMANDS } from './migrate-command.js';
 import type { Command, Handler, Io } from './command.js';
@@ -227,6 +228,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   ...TRANSFER_COMMANDS,
   ...POLICY_COMMANDS,
+  ...ADVISORY_COMMANDS,
   ...MIRROR_COMMANDS,
   ...MIGRATE_COMMANDS,
 };

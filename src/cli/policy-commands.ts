@@ -8,7 +8,10 @@ import { LarderError } from '../base/errors.js';
 import { checkProjectName } from '../model/client-names.js';
 import { normalizeName, type ProjectName } from '../model/names.js';
 import { isValidVersion } from '../model/versions.js';
+import type { Config } from '../config/schema.js';
+import { Advisories } from '../policy/advisories.js';
 import { RULE_LABELS, type Refusal } from '../policy/policy.js';
+import type { Storage } from '../store/storage.js';
 import type { ReleaseExplanation } from '../policy/policy-source.js';
 import { UsageError } from './args.js';
 import type { Command, Io } from './command.js';
@@ -38,8 +41,18 @@ function explanationLines(subject: string, explanation: ReleaseExplanation): str
   return [`${subject}: offered to installers (no rule holds it back)${exempted}`];
 }
 
+/** The imported advisories' block of the project or release, as `explain` prints it; null when there is none. */
+async function advisoryBlock(config: Config, storage: Storage, project: ProjectName, version: string | null) {
+  const advisories = new Advisories(config, storage.advisories, storage.policy);
+  if (!advisories.blocking) return null;
+  await advisories.refresh();
+  const block = advisories.projectBlock(project) ?? (version === null ? null : advisories.releaseBlock(project, version));
+  if (!block) return null;
+  return (subject: string) => [`${subject}: blocked (${RULE_LABELS.advisory} ${block.advisory.id})`, block.message];
+}
+
 /** Who ran the command, as the exemption records it. */
-const operator = (io: Io) => io.env.LARDER_OPERATOR || io.env.SUDO_USER || io.env.USER || io.env.LOGNAME || 'cli';
+export const operator = (io: Io) => io.env.LARDER_OPERATOR || io.env.SUDO_USER || io.env.USER || io.env.LOGNAME || 'cli';
 
 export const POLICY_COMMANDS: Record<string, Command> = {
   'policy allow': {
@@ -95,6 +108,12 @@ export const POLICY_COMMANDS: Record<string, Command> = {
         const subject = `${project} ${explanation.project ? '' : explanation.version}`.trim();
         if (!explanation.project && !explanation.found) {
           throw new LarderError('not_found', `the upstream has no release ${version} of ${project}`);
+        }
+        // The policy is applied first (its refusal is what a download is answered), then the advisories.
+        const blocked = explanation.project || explanation.hold ? null : await advisoryBlock(config, storage, project, explanation.version);
+        if (blocked) {
+          for (const line of blocked(subject)) io.out(line);
+          return;
         }
         for (const line of explanationLines(subject, explanation)) io.out(line);
       } finally {

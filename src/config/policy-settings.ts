@@ -4,7 +4,7 @@
  */
 import { parseRequirementList } from '../model/requirements.js';
 import { setting } from './setting.js';
-import { ConfigError, parseDuration, type Parser } from './values.js';
+import { ConfigError, parseBoolean, parseDuration, type Parser } from './values.js';
 
 const parseMinReleaseAge: Parser<number | null> = (raw, key) => {
   if (raw === null || raw === undefined || raw === '' || raw === false || String(raw).toLowerCase() === 'off') return null;
@@ -27,6 +27,18 @@ const parseRequirements: Parser<string[]> = (raw, key) => {
   } catch (err) {
     throw new ConfigError(key, raw, `a comma-separated list of requirements such as evilpkg,requests<2.0 (${(err as Error).message})`);
   }
+};
+
+const SEVERITY_BANDS = ['low', 'moderate', 'high', 'critical'] as const;
+
+const parseBlockVulnerable: Parser<(typeof SEVERITY_BANDS)[number] | null> = (raw, key) => {
+  const value = String(raw ?? 'off')
+    .trim()
+    .toLowerCase();
+  if (value === 'off' || value === '') return null;
+  const band = SEVERITY_BANDS.find((b) => b === value);
+  if (!band) throw new ConfigError(key, raw, 'off, low, moderate, high or critical');
+  return band;
 };
 
 export const POLICY_SETTINGS = {
@@ -58,7 +70,23 @@ export const POLICY_SETTINGS = {
     value: 'REQUIREMENTS',
     doc: 'when set, only upstream projects matching these requirements are served (deny wins)',
   }),
+  blockMalware: setting({
+    env: 'LARDER_BLOCK_MALWARE',
+    parse: parseBoolean,
+    default: true,
+    doc: 'block upstream releases named by an imported `MAL-` advisory ([docs/advisories.md](docs/advisories.md))',
+  }),
+  blockVulnerable: setting({
+    env: 'LARDER_BLOCK_VULNERABLE',
+    parse: parseBlockVulnerable,
+    default: 'off',
+    value: 'off|low|moderate|high|critical',
+    doc: 'block upstream releases affected by an imported advisory of at least this severity',
+  }),
 };
 
 /** The policy's settings as loaded: the cooldown in ms (null = off), the requirement lists as texts. */
 export type PolicyConfig = { [K in keyof typeof POLICY_SETTINGS]: ReturnType<(typeof POLICY_SETTINGS)[K]['parse']> };
+
+/** What the advisories decide by (policy/advisories.ts). */
+export type AdvisoryRules = Pick<PolicyConfig, 'blockMalware' | 'blockVulnerable'>;

@@ -41,6 +41,7 @@ const REFUSAL_CODES = {
   'allow-list': 'policy_not_allowed',
   cooldown: 'policy_held_back',
   'unknown-upload-time': 'policy_held_back',
+  advisory: 'blocked_by_advisory',
 } as const satisfies Record<PolicyRule, ErrorCode>;
 
 export function refusalError(refusal: Refusal): LarderError {

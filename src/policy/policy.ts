@@ -10,7 +10,7 @@ import type { ExemptionRecord, PolicyStore } from '../store/policy-store.js';
 import { coversProject, matchesRelease, namesProject, parseRequirementList, type Requirement } from '../model/requirements.js';
 import { canonicalVersion } from '../model/versions.js';
 
-export type PolicyRule = 'deny' | 'allow-list' | 'cooldown' | 'unknown-upload-time';
+export type PolicyRule = 'deny' | 'allow-list' | 'cooldown' | 'unknown-upload-time' | 'advisory';
 
 export interface Refusal {
   rule: PolicyRule;
@@ -18,6 +18,8 @@ export interface Refusal {
   message: string;
   /** When the file becomes visible (cooldown), ms since the epoch. */
   visibleAt?: number;
+  /** The advisory that blocks it (rule `advisory`, advisory-source.ts). */
+  advisory?: { id: string; url: string };
 }
 
 /** How each rule is named to people: on project pages and by `larder policy explain`. */
@@ -26,6 +28,7 @@ export const RULE_LABELS: Record<PolicyRule, string> = {
   'allow-list': 'not on the allow list (LARDER_ALLOW)',
   cooldown: 'release cooldown (LARDER_MIN_RELEASE_AGE)',
   'unknown-upload-time': 'no known upload time (LARDER_MIN_RELEASE_AGE_UNKNOWN=deny)',
+  advisory: 'security advisory (LARDER_BLOCK_MALWARE, LARDER_BLOCK_VULNERABLE)',
 };
 
 /** What the policy needs to know of one file of a release. */

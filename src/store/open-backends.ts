@@ -62,6 +62,7 @@ export async function openBackends(options: BackendOptions, observe?: BackendObs
       ...local,
       index: database?.index ?? local.index,
       policy: database?.policy ?? local.policy,
+      advisories: database?.advisories ?? local.advisories,
       cachedFiles: database?.cachedFiles ?? local.cachedFiles,
       mirrorSets: database?.mirrorSets ?? local.mirrorSets,
       blobs,

@@ -5,6 +5,7 @@ import type { DownloadLocks } from './download-locks.js';
 import type { CachedFileIndex } from './cached-file-index.js';
 import type { IndexStore } from './index-store.js';
 import type { PolicyStore } from './policy-store.js';
+import type { AdvisoryStore } from './advisory-store.js';
 import type { MirrorSetStore } from './mirror-set-store.js';
 import type { UpstreamDocumentStore } from './upstream-document-store.js';
 
@@ -18,6 +19,8 @@ export interface Storage {
   blobs: BlobStore;
   /** Cooldown exemptions and name collisions. */
   policy: PolicyStore;
+  /** The imported security advisories. */
+  advisories: AdvisoryStore;
   /** The cached pages and JSON documents of the upstream named `name` when it is not the first one. */
   upstreamDocuments(name: string): UpstreamDocumentStore;
   /** Mirror sets (air-gap fills) and the files they pin in the cache. */

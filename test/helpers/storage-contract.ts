@@ -11,6 +11,7 @@ import { cachedFileIndexContract } from './cached-file-index-contract.js';
 import { indexStoreContract } from './index-store-contract.js';
 import { mirrorSetStoreContract } from './mirror-set-store-contract.js';
 import { policyStoreContract } from './policy-store-contract.js';
+import { advisoryStoreContract } from './advisory-store-contract.js';
 import { type StorageFactory, withStorage } from './storage-fixtures.js';
 
 export type { StorageFactory } from './storage-fixtures.js';
@@ -18,6 +19,7 @@ export type { StorageFactory } from './storage-fixtures.js';
 export function storageContract(name: string, open: StorageFactory): void {
   indexStoreContract(name, open);
   policyStoreContract(name, open);
+  advisoryStoreContract(name, open);
   cachedFileIndexContract(name, open);
   mirrorSetStoreContract(name, open);
 

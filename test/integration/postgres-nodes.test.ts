@@ -140,6 +140,14 @@ describe('several nodes on one PostgreSQL', () => {
     await eventually(async () => (await b.index.getTokenByHash(token.hash)) === undefined, 'B refuses the revoked token');
   });
 
+  test('an advisory import on A moves B’s advisory generation (NOTIFY), and B reads the new set', async () => {
+    const before = b.advisories.generation();
+    const record = { id: 'MAL-2026-1', project: 'evil', summary: '', aliases: [], modified: '', severity: null, score: null, ranges: [], versions: ['1.0'] };
+    await a.advisories.replaceAll([record], { advisories: 1, importedAt: '2026-06-01T00:00:00.000Z', source: 'all.zip', by: 'root' });
+    await eventually(() => b.advisories.generation() !== before, 'B sees the import');
+    assert.deepEqual(await b.advisories.entries(), [record]);
+  });
+
   test('the same filename published on A and B at once: exactly one is created', async () => {
     for (let i = 0; i < 5; i++) {
       const filename = wheel('race', `${i}.0`);

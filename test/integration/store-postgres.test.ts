@@ -11,6 +11,7 @@ import { cachedFileIndexContract } from '../helpers/cached-file-index-contract.j
 import { indexStoreContract } from '../helpers/index-store-contract.js';
 import { mirrorSetStoreContract } from '../helpers/mirror-set-store-contract.js';
 import { policyStoreContract } from '../helpers/policy-store-contract.js';
+import { advisoryStoreContract } from '../helpers/advisory-store-contract.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 describe('PostgreSQL stores', () => {
@@ -27,6 +28,7 @@ describe('PostgreSQL stores', () => {
       ...local,
       index: shared.index,
       policy: shared.policy,
+      advisories: shared.advisories,
       cachedFiles: shared.cachedFiles,
       mirrorSets: shared.mirrorSets,
       async close() {
@@ -38,6 +40,7 @@ describe('PostgreSQL stores', () => {
 
   indexStoreContract('PostgreSQL', open);
   policyStoreContract('PostgreSQL', open);
+  advisoryStoreContract('PostgreSQL', open);
   cachedFileIndexContract('PostgreSQL', open);
   mirrorSetStoreContract('PostgreSQL', open);
 });

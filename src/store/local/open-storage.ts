@@ -8,6 +8,7 @@ import { LmdbCachedFileIndex } from '../lmdb/lmdb-cached-file-index.js';
 import { LmdbDocumentStore } from '../lmdb/lmdb-document-store.js';
 import { LmdbIndexStore } from '../lmdb/lmdb-index-store.js';
 import { LmdbPolicyStore } from '../lmdb/lmdb-policy-store.js';
+import { LmdbAdvisoryStore } from '../lmdb/lmdb-advisory-store.js';
 import { LmdbMirrorSetStore } from '../lmdb/lmdb-mirror-set-store.js';
 import type { Storage } from '../storage.js';
 import { LocalDownloadLocks } from './local-download-locks.js';
@@ -21,6 +22,7 @@ export function openStorage(dataDir: string): Storage {
     cachedFiles: new LmdbCachedFileIndex(root),
     blobs,
     policy: new LmdbPolicyStore(root),
+    advisories: new LmdbAdvisoryStore(root),
     upstreamDocuments: (name) => new LmdbDocumentStore(root, `upstream-docs@${name}`),
     mirrorSets: new LmdbMirrorSetStore(root),
     downloadLocks: new LocalDownloadLocks(),

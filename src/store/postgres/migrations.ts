@@ -177,6 +177,22 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   {
+    // The imported security advisories (one record per advisory and project) and when the set was imported.
+    version: 8,
+    sql: `
+      CREATE TABLE advisories (
+        project text NOT NULL,
+        id text NOT NULL,
+        record json NOT NULL,
+        PRIMARY KEY (project, id)
+      );
+      CREATE TABLE advisory_imports (
+        singleton boolean PRIMARY KEY CHECK (singleton),
+        record json NOT NULL
+      );
+    `,
+  },
+  {
     // PEP 792 project status of a private project; NULL = active (every project made before statuses existed).
     version: 10,
     sql: 'ALTER TABLE projects ADD COLUMN status text, ADD COLUMN status_reason text;',

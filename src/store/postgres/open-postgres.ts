@@ -15,6 +15,7 @@ import { PgDownloadLocks } from './pg-download-locks.js';
 import { PgIndexStore } from './pg-index-store.js';
 import { PgMirrorSetStore } from './pg-mirror-set-store.js';
 import { PgPolicyStore } from './pg-policy-store.js';
+import { PgAdvisoryStore } from './pg-advisory-store.js';
 
 export interface OpenPostgresOptions extends PgDatabaseOptions {
   /** The clock of the records' times. */
@@ -30,6 +31,7 @@ export interface OpenPostgresOptions extends PgDatabaseOptions {
 export interface PostgresBackends {
   index: PgIndexStore;
   policy: PgPolicyStore;
+  advisories: PgAdvisoryStore;
   /** The records of cached upstream files, shared by the nodes of one blob store. */
   cachedFiles: PgCachedFileIndex;
   /** The mirror sets, whose files no node's eviction may drop. */
@@ -54,6 +56,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     return {
       index: new PgIndexStore(writer, options.clock, options.cacheSizes),
       policy: new PgPolicyStore(writer),
+      advisories: new PgAdvisoryStore(writer),
       cachedFiles,
       mirrorSets: new PgMirrorSetStore(writer),
       downloadLocks,

@@ -10,6 +10,11 @@ import { esc, page, timeElement, type Viewer } from './layout.js';
 const projectPath = (name: string, version?: string) =>
   `/project/${encodeURIComponent(name)}/${version === undefined ? '' : `${encodeURIComponent(version)}/`}`;
 
+/** The advisory's page, for a release an advisory blocks ('' otherwise). */
+function advisoryLink(refusal: Refusal): string {
+  return refusal.advisory ? ` <a class="advisory" href="${esc(refusal.advisory.url)}">${esc(refusal.advisory.id)}</a>` : '';
+}
+
 function when(refusal: Refusal): string {
   return refusal.visibleAt === undefined ? 'not while the rule stands' : `available from ${timeElement(refusal.visibleAt)}`;
 }
@@ -19,10 +24,12 @@ export function heldSection(name: string, held: readonly HeldRelease[]): string 
   if (!held.length) return '';
   const items = held.map(
     ({ version, refusal }) =>
-      `<li><a href="${esc(projectPath(name, version))}">${esc(version)}</a> <span class="badge held">held back</span> ${esc(RULE_LABELS[refusal.rule])}; ${when(refusal)}\n<p class="reason">${esc(refusal.message)}</p></li>`,
+      `<li><a href="${esc(projectPath(name, version))}">${esc(version)}</a> <span class="badge held">held back</span> ${esc(RULE_LABELS[refusal.rule])}${advisoryLink(refusal)}; ${when(refusal)}\n<p class="reason">${esc(refusal.message)}</p></li>`,
   );
   return `<section aria-labelledby="held-h"><h2 id="held-h">Held back by policy</h2>
-<p class="muted">This index's supply-chain policy does not offer these upstream releases to installers: pip skips them as yanked, and says why when one is pinned.</p>
+<p class="muted">This index's supply-chain policy does not offer these upstream releases to installers: pip skips them as yanked, and says why when one is pinned.${
+    held.some((h) => h.refusal.advisory) ? ' Releases a security advisory blocks are left off the index altogether.' : ''
+  }</p>
 <ul class="plain held">
 ${items.join('\n')}
 </ul></section>`;
@@ -43,7 +50,7 @@ export function renderHeld(view: HeldView, viewer: Viewer): string {
   const asked = view.version === null ? null : view.held.find((h) => h.version === view.version);
   const title = asked ? `${view.displayName} ${asked.version}` : view.displayName;
   const notice = asked
-    ? `<p class="notice" role="note"><strong>Held back by policy</strong> (${esc(RULE_LABELS[asked.refusal.rule])}): this release is not offered to installers; ${when(asked.refusal)}.</p>`
+    ? `<p class="notice" role="note"><strong>Held back by policy</strong> (${esc(RULE_LABELS[asked.refusal.rule])}${advisoryLink(asked.refusal)}): this release is not offered to installers; ${when(asked.refusal)}.</p>`
     : '<p class="notice" role="note"><strong>Held back by policy:</strong> no release of this upstream project is offered to installers yet.</p>';
   const others = view.offered ? `<p><a href="${esc(projectPath(view.name))}">The releases offered</a>.</p>` : '';
   const main = `<h1>${esc(title)}</h1>\n${notice}\n${others}\n${heldSection(view.name, view.held)}`;
@@ -53,7 +60,7 @@ export function renderHeld(view: HeldView, viewer: Viewer): string {
 /** An upstream project the policy refuses as a whole (deny list, or not on the allow list). */
 export function renderRefused(name: string, refusal: Refusal, viewer: Viewer): string {
   const main = `<h1>${esc(name)}</h1>
-<p class="notice" role="note"><strong>Refused by policy</strong> (${esc(RULE_LABELS[refusal.rule])}): this index does not serve this upstream project.</p>
+<p class="notice" role="note"><strong>Refused by policy</strong> (${esc(RULE_LABELS[refusal.rule])}${advisoryLink(refusal)}): this index does not serve this upstream project.</p>
 <p class="reason">${esc(refusal.message)}</p>`;
   return page({ title: name, viewer, path: projectPath(name) }, main);
 }
