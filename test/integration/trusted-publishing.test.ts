@@ -124,6 +124,10 @@ describe('trusted publishing', () => {
     assert.deepEqual(file?.publisher?.issuer, issuer.url);
     assert.equal(file?.publisher?.claims.repository, 'acme/widgets');
     assert.equal(file?.publisher?.claims.workflow_ref, WIDGETS_WORKFLOW);
+    const page = await (await fetch(`${server.url}/project/widgets/1.1/`)).text();
+    const facts = page.slice(page.indexOf('<dt>Published by</dt>'));
+    assert.ok(facts.includes(issuer.url) && facts.includes('repository=acme/widgets'), 'the release page names the publisher');
+    assert.ok(!(await (await fetch(`${server.url}/project/widgets/1.0/`)).text()).includes('Published by'));
 
     const elsewhere = await upload(token, 'gadgets', '1.1');
     assert.equal(elsewhere.status, 403, elsewhere.text);
@@ -197,6 +201,32 @@ describe('trusted publishing', () => {
     assert.equal(again.code, 2);
     await addPublisher(['widgets', '--issuer', issuer.url, '--claim', 'repository=acme/widgets']);
     assert.equal((await mint({ token: await widgetsToken() })).status, 200);
+  });
+
+  test('owners manage publishers over /api; others and minted tokens may not', async () => {
+    await server.addUser('bob', 'bob-password');
+    const api = (method: string, path: string, auth: string, body?: unknown) =>
+      fetch(`${server.url}/api/projects/${path}`, {
+        method,
+        headers: { Authorization: auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const added = await api('POST', 'widgets/publishers', ALICE_AUTH, { issuer: issuer.url, claims: { repository: 'acme/api' } });
+    assert.equal(added.status, 201);
+    const { id } = (await added.json()) as { id: string };
+    const listed = (await (await api('GET', 'widgets/publishers', ALICE_AUTH)).json()) as { publishers: { id: string; claims: Record<string, string> }[] };
+    assert.deepEqual(listed.publishers.find((p) => p.id === id)?.claims, { repository: 'acme/api' });
+    const minted = await mint({ token: await issuer.sign(githubClaims('acme/api'), { now: clock.now() }) });
+    assert.equal(minted.status, 200, JSON.stringify(minted.body));
+    const byMinted = await api('POST', 'widgets/publishers', basicAuth('__token__', minted.body.token!), { issuer: issuer.url, claims: { repository: 'x/y' } });
+    assert.equal(byMinted.status, 403);
+    assert.equal((await api('GET', 'widgets/publishers', basicAuth('bob', 'bob-password'))).status, 403);
+    assert.equal((await api('DELETE', `widgets/publishers/${id}`, basicAuth('bob', 'bob-password'))).status, 403);
+    assert.equal((await api('POST', 'widgets/publishers', ALICE_AUTH, { issuer: issuer.url, claims: {} })).status, 400);
+    assert.equal((await api('POST', 'widgets/publishers', ALICE_AUTH, { issuer: 'ftp://x', claims: { a: 'b' } })).status, 400);
+    assert.equal((await api('DELETE', `widgets/publishers/${id}`, ALICE_AUTH)).status, 200);
+    assert.equal((await api('DELETE', `widgets/publishers/${id}`, ALICE_AUTH)).status, 404);
+    refusedWith(await mint({ token: await issuer.sign(githubClaims('acme/api'), { now: clock.now() }) }), 'invalid-publisher');
   });
 
   test('a new kid fetches the keys again, at most once a minute (ES256)', async () => {

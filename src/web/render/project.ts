@@ -5,6 +5,7 @@ import type { Release, ReleaseFile } from '../../model/documents.js';
 import type { HeldRelease } from '../../policy/policy-source.js';
 import { copyBlock, esc, page, timeElement, type Viewer } from './layout.js';
 import { heldSection } from './policy-holds.js';
+import type { PublisherStamp } from '../../store/records.js';
 
 export interface ProjectView {
   name: string;
@@ -24,6 +25,8 @@ export interface ProjectView {
   notice: string | null;
   /** Upstream releases the supply-chain policy holds back, newest first. */
   held: readonly HeldRelease[];
+  /** The trusted publishers that uploaded files of this release (each once), for private releases. */
+  publishers?: readonly PublisherStamp[];
 }
 
 const projectPath = (name: string, version?: string) =>
@@ -90,6 +93,18 @@ ${files.map((file) => fileRow(view.name, file)).join('\n')}
 </table></div>`;
 }
 
+/** Each trusted publisher: its issuer and the identifying claims of the token it uploaded with. */
+function publishedBy(publishers: readonly PublisherStamp[]): string {
+  const items = publishers.map((p) => {
+    const claims = ['repository', 'workflow_ref', 'project_path', 'ref', 'environment']
+      .filter((name) => p.claims[name] !== undefined)
+      .map((name) => `<li><code>${esc(name)}=${esc(p.claims[name]!)}</code></li>`)
+      .join('');
+    return `<li>trusted publisher <code>${esc(p.issuer)}</code><ul class="plain">${claims}</ul></li>`;
+  });
+  return `<ul class="plain publishers">${items.join('')}</ul>`;
+}
+
 function ownerControls(view: ProjectView, formToken: string | null): string {
   if (!view.canManage || !formToken) return '';
   const action = `${projectPath(view.name, view.release.version)}${view.release.yanked ? 'unyank' : 'yank'}`;
@@ -126,6 +141,7 @@ export function renderProject(view: ProjectView, viewer: Viewer): string {
     ['Requires Python', requiresPython ? `<code>${esc(requiresPython)}</code>` : '<span class="muted">any</span>'],
     ...(meta.license_expression || meta.license ? [['License', esc((meta.license_expression || meta.license)!.split('\n')[0]!.slice(0, 200))]] : []),
     ...(meta.author ? [['Author', esc(meta.author)]] : []),
+    ...(view.publishers?.length ? [['Published by', publishedBy(view.publishers)]] : []),
   ]
     .map(([dt, dd]) => `<dt>${dt}</dt><dd>${dd}</dd>`)
     .join('');
