@@ -185,6 +185,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   const webPages = {
     http: deps,
     admin,
+    publishers: trustedPublishing.admin,
     documents: stores.documents,
     upstream: upstreamSource,
     policy: upstreamSource,

@@ -17,6 +17,7 @@ import { ManualClock } from '../helpers/manual-clock.js';
 import { githubClaims, startIssuer, type TestIssuer } from '../helpers/oidc-issuer.js';
 import { suiteTempDir } from '../helpers/temp-dir.js';
 import { publish, uploadForm } from '../helpers/upload-form.js';
+import { cookieOf, formToken, postLogin } from '../helpers/web-forms.js';
 
 const WIDGETS_WORKFLOW = 'acme/widgets/.github/workflows/release.yml@refs/heads/main';
 
@@ -227,6 +228,43 @@ describe('trusted publishing', () => {
     assert.equal((await api('DELETE', `widgets/publishers/${id}`, ALICE_AUTH)).status, 200);
     assert.equal((await api('DELETE', `widgets/publishers/${id}`, ALICE_AUTH)).status, 404);
     refusedWith(await mint({ token: await issuer.sign(githubClaims('acme/api'), { now: clock.now() }) }), 'invalid-publisher');
+  });
+
+  test('owners manage publishers on the web page; others get 403', async () => {
+    const login = await postLogin(server.url, 'alice', 'alice-password', '/');
+    const cookie = cookieOf(login);
+    const path = `${server.url}/manage/project/widgets/settings/publishing/`;
+    const pageOf = async () => (await fetch(path, { headers: { Cookie: cookie } })).text();
+    const before = await pageOf();
+    assert.match(before, /Trusted publishers of widgets/);
+    const add = (claims: string) =>
+      fetch(path, {
+        method: 'POST',
+        headers: { Cookie: cookie },
+        body: new URLSearchParams({ csrf: formToken(before), issuer: issuer.url, claims }),
+        redirect: 'manual',
+      });
+    const refused = await add('not-a-claim');
+    assert.equal(refused.status, 400);
+    assert.match(await refused.text(), /is not KEY=VALUE/);
+    const added = await add('repository=acme/web\nref=refs/heads/main');
+    assert.equal(added.status, 303);
+    const listed = await pageOf();
+    const row = listed.split('<tr>').find((r) => r.includes('repository=acme/web')) ?? '';
+    const id = /<code>([0-9a-f]{12})<\/code>/.exec(row)?.[1];
+    assert.ok(id, 'the page lists the new publisher');
+    assert.equal((await mint({ token: await issuer.sign({ ...githubClaims('acme/web'), ref: 'refs/heads/main' }, { now: clock.now() }) })).status, 200);
+    const removed = await fetch(`${path}${id}/remove`, {
+      method: 'POST',
+      headers: { Cookie: cookie },
+      body: new URLSearchParams({ csrf: formToken(listed) }),
+      redirect: 'manual',
+    });
+    assert.equal(removed.status, 303);
+    const after = await pageOf();
+    assert.ok(!after.includes(id!) && after.includes('repository=acme/widgets'), 'only that publisher is gone');
+    const bob = await fetch(path, { headers: { Authorization: basicAuth('bob', 'bob-password') } });
+    assert.equal(bob.status, 403);
   });
 
   test('a new kid fetches the keys again, at most once a minute (ES256)', async () => {

@@ -114,7 +114,8 @@ function ownerControls(view: ProjectView, formToken: string | null): string {
     : `<form method="post" action="${esc(action)}" class="stack">${token}<label for="yank-reason">Reason (shown to pip users)</label><input id="yank-reason" name="reason" maxlength="500"><button type="submit">Yank ${esc(view.release.version)}</button></form>`;
   return `<section class="owner" aria-labelledby="owner-h"><h2 id="owner-h">Manage this release</h2>
 <p class="muted">A yanked release stays installable by an exact pin (<code>==${esc(view.release.version)}</code>) but is no longer chosen otherwise.</p>
-${form}</section>`;
+${form}
+<p><a href="/manage/project/${esc(encodeURIComponent(view.name))}/settings/publishing/">Trusted publishers</a> (CI uploads without a stored token)</p></section>`;
 }
 
 export function renderProject(view: ProjectView, viewer: Viewer): string {
