@@ -52,7 +52,7 @@ export const PUBLISHER_COMMANDS: Record<string, Command> = {
     summary: "trust CI jobs whose OIDC tokens carry these claims to upload to PROJECT (prints the publisher's id)",
     description:
       'Claims match the token exactly, e.g. --claim repository=acme/widgets --claim workflow_ref=acme/widgets/.github/workflows/release.yml@refs/heads/main. ' +
-      'The issuer must be listed in LARDER_OIDC_ISSUERS for its tokens to be accepted. --jwks pins the issuer to the keys of a JWK Set file (no fetching).',
+      'Prints only the new id. The issuer must also be listed in LARDER_OIDC_ISSUERS for its tokens to be accepted. --jwks pins the issuer to the keys of a JWK Set file (no fetching).',
     options: {
       issuer: { type: 'string', value: 'URL', help: "the OIDC issuer, as its tokens' iss claim names it" },
       claim: { type: 'string', multiple: true, value: 'KEY=VALUE', help: 'a claim the token must carry with exactly this value (repeatable)' },
@@ -60,7 +60,7 @@ export const PUBLISHER_COMMANDS: Record<string, Command> = {
     },
     minArgs: 1,
     maxArgs: 1,
-    async run([project], values, storage, io, config) {
+    async run([project], values, storage, io) {
       if (typeof values.issuer !== 'string') throw new UsageError('--issuer URL is required');
       const claimTexts = (values.claim as string[] | undefined) ?? [];
       if (claimTexts.length === 0) throw new UsageError('at least one --claim KEY=VALUE is required');
@@ -74,10 +74,8 @@ export const PUBLISHER_COMMANDS: Record<string, Command> = {
         }
         return adminOf(storage).add(project!, { issuer: values.issuer as string, claims, jwks }, CLI_IDENTITY, operator(io));
       });
+      // Only the id, so that scripts can take it (`id=$(larder publisher add …)`).
       io.out(added.id);
-      if (!config.oidcIssuers.includes(added.issuer)) {
-        io.out(`note: ${added.issuer} is not in LARDER_OIDC_ISSUERS; its tokens are refused until it is`);
-      }
     },
   },
   'publisher list': {

@@ -67,7 +67,7 @@ describe('trusted publishing', () => {
   const addPublisher = async (args: string[]) => {
     const added = await cli(['publisher', 'add', ...args]);
     assertCliOk(added);
-    const id = added.stdout.split('\n')[0]!;
+    const id = added.stdout.trim();
     assert.match(id, /^[0-9a-f]{12}$/);
     return id;
   };
