@@ -171,7 +171,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   };
 
   const koa = new Koa();
-  const admin = new ProjectAdmin(meta);
+  const admin = new ProjectAdmin(meta, stores.publishers);
   const issuerDocuments = new IssuerDocuments(config);
   const trustedPublishing = {
     exchange: new TokenExchange(

@@ -153,8 +153,8 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'remove a project, a release or one file (file names stay reserved)',
     minArgs: 1,
     maxArgs: 3,
-    async run([project, version, filename], _values, { index: meta }, io) {
-      const removed = await admin(meta).remove(project!, version ?? null, filename ?? null, CLI_IDENTITY);
+    async run([project, version, filename], _values, { index: meta, publishers }, io) {
+      const removed = await new ProjectAdmin(meta, publishers).remove(project!, version ?? null, filename ?? null, CLI_IDENTITY);
       io.out(`removed ${[project, version, filename].filter(Boolean).join(' ')} (${removed.length} file${removed.length === 1 ? '' : 's'})`);
     },
   },

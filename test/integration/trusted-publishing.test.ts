@@ -267,6 +267,15 @@ describe('trusted publishing', () => {
     assert.equal(bob.status, 403);
   });
 
+  test('removing a project removes its publishers: a project created later under the name inherits none', async () => {
+    await publish(server.url, ALICE_AUTH, await buildWheel(dir, { name: 'doomed', version: '1.0' }));
+    await addPublisher(['doomed', '--issuer', issuer.url, '--claim', 'repository=acme/doomed']);
+    assertCliOk(await cli(['project', 'remove', 'doomed']));
+    assert.equal((await cli(['publisher', 'list'])).stdout.includes('doomed'), false);
+    await publish(server.url, ALICE_AUTH, await buildWheel(dir, { name: 'doomed', version: '2.0' }));
+    refusedWith(await mint({ token: await issuer.sign(githubClaims('acme/doomed'), { now: clock.now() }) }), 'invalid-publisher');
+  });
+
   test('a new kid fetches the keys again, at most once a minute (ES256)', async () => {
     const fetched = issuer.requests.jwks;
     assert.ok(fetched >= 1);
