@@ -118,6 +118,9 @@ describe('trusted publishing', () => {
     assert.equal(minted.body.expires, Math.floor(clock.now() / 1000) + 15 * 60);
     const token = minted.body.token!;
     refusedWith(await mint({ token: jwt }), 'invalid-reuse-token');
+    const withoutJti = await widgetsToken({}, { now: clock.now(), omit: ['jti'] });
+    assert.equal((await mint({ token: withoutJti })).status, 200);
+    refusedWith(await mint({ token: withoutJti }), 'invalid-reuse-token');
 
     const up = await upload(token, 'widgets', '1.1');
     assert.equal(up.status, 200, up.text);
@@ -175,6 +178,7 @@ describe('trusted publishing', () => {
     refusedWith(await mint({ token: 5 }), 'invalid-payload');
     refusedWith(await mint([]), 'invalid-payload');
     refusedWith(await mint({ token: 'not.a.jwt' }), 'invalid-payload');
+    refusedWith(await mint({ token: 'x'.repeat(40_000) }), 'invalid-payload');
   });
 
   test('claims that match no publisher: invalid-publisher', async () => {
