@@ -4,6 +4,10 @@ import { access, constants, mkdir } from 'node:fs/promises';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator.js';
+import { IssuerDocuments } from './auth/oidc/issuer-documents.js';
+import { IssuerKeys } from './auth/oidc/issuer-keys.js';
+import { TokenExchange } from './auth/oidc/token-exchange.js';
+import { PublisherAdmin } from './upload/publisher-admin.js';
 import { LoginLimiter } from './auth/login-limiter.js';
 import { PasswordHasher } from './auth/password-hasher.js';
 import { systemClock, type Clock } from './base/clock.js';
@@ -155,8 +159,13 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     meta,
     blobs,
     space,
-    authenticator: new Authenticator(meta, passwords, new LoginLimiter(config.loginFailureLimit, clock), clock, (reason) =>
-      metrics.loginRefusals.inc({ reason }),
+    authenticator: new Authenticator(
+      meta,
+      passwords,
+      new LoginLimiter(config.loginFailureLimit, clock),
+      clock,
+      (reason) => metrics.loginRefusals.inc({ reason }),
+      stores.publishers,
     ),
     publisher: new Publisher(stores, upstreamNames, new Set(config.mergeAllowList), clock),
     logger,
@@ -167,10 +176,21 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   };
 
   const koa = new Koa();
-  const admin = new ProjectAdmin(meta);
+  const admin = new ProjectAdmin(meta, stores.publishers);
+  const issuerDocuments = new IssuerDocuments(config);
+  const trustedPublishing = {
+    exchange: new TokenExchange(
+      { issuers: config.oidcIssuers, audience: config.oidcAudience, tokenTtl: config.oidcTokenTtl },
+      stores.publishers,
+      new IssuerKeys((issuer) => issuerDocuments.keySet(issuer), clock),
+      clock,
+    ),
+    admin: new PublisherAdmin(meta, stores.publishers, clock),
+  };
   const webPages = {
     http: deps,
     admin,
+    publishers: trustedPublishing.admin,
     documents: stores.documents,
     upstream: upstreamSource,
     policy: advisorySource && upstreamSource ? combinedHolds(advisorySource, upstreamSource) : null,
@@ -186,6 +206,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     smallBodies: smallBodyCache(Math.max(1, Math.floor(config.memoryCacheSize / 4))),
     backends: stores.backends,
     admin,
+    trustedPublishing,
     pages: (router) => registerWebPages(router, webPages),
   });
   const record = requestRecorder(logger, metrics);
@@ -219,6 +240,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   const shutdown = async (graceMs: number) => {
     await server.close(graceMs, Promise.all(chains.map((c) => c.cache.files.drain())));
     await Promise.all(clients.map((c) => c.close()));
+    await issuerDocuments.close();
     eventLoopDelay.close();
     await passwords.close();
     await descriptionThread.close();

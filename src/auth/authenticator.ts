@@ -9,12 +9,13 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../base/clock.js';
 import { forbidden, LarderError } from '../base/errors.js';
 import type { IndexStore } from '../store/index-store.js';
-import type { ProjectRecord } from '../store/records.js';
+import type { MintedTokenRecord } from '../store/publisher-store.js';
+import type { ProjectRecord, PublisherStamp } from '../store/records.js';
 import type { Credentials } from './credentials.js';
 import type { LoginLimiter } from './login-limiter.js';
 import type { PasswordVerifier } from './password-hasher.js';
 import { dummyHash } from './passwords.js';
-import { hashToken, isExpired } from './tokens.js';
+import { hashToken, isExpired, MINTED_TOKEN_PREFIX } from './tokens.js';
 
 export interface Identity {
   user: string;
@@ -22,6 +23,15 @@ export interface Identity {
   /** Set when authenticated by a token limited to these projects. */
   tokenProjects: string[] | null;
   viaToken: boolean;
+  /** A token minted by trusted publishing: it may upload to the existing projects of `tokenProjects`, nothing else. */
+  uploadOnly?: boolean;
+  /** The trusted publisher whose OIDC token minted the token. */
+  publisher?: PublisherStamp;
+}
+
+/** Where the tokens minted by trusted publishing are looked up. */
+export interface MintedTokens {
+  getMintedToken(hash: string): Promise<MintedTokenRecord | undefined>;
 }
 
 /** Why a login was refused before its credentials were judged: 429 (failed-login limits) or 503 (hashing queue full). */
@@ -43,6 +53,7 @@ export class Authenticator {
     private readonly clock: Clock,
     /** Told of every 429 and 503 a login gets (metrics). */
     private readonly onRefusal: (reason: LoginRefusal) => void = () => {},
+    private readonly minted: MintedTokens | null = null,
   ) {}
 
   /**
@@ -69,6 +80,10 @@ export class Authenticator {
       return null;
     }
     const hash = hashToken(credentials.token);
+    if (this.minted && credentials.token.startsWith(MINTED_TOKEN_PREFIX)) {
+      const identity = await this.byMintedToken(hash);
+      if (identity) return identity;
+    }
     const known = async () => {
       const record = await this.store.getTokenByHash(hash);
       const user = record && (await this.store.getUser(record.user));
@@ -93,6 +108,17 @@ export class Authenticator {
     const later = await known();
     if (later) this.limiter.forgive(attempt);
     return later;
+  }
+
+  private async byMintedToken(hash: string): Promise<Identity | null> {
+    const record = await this.minted!.getMintedToken(hash);
+    if (!record) return null;
+    if (record.expiresAt <= this.clock.now()) {
+      const when = `${new Date(record.expiresAt).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+      throw forbidden('token_expired', `The upload token minted by trusted publishing expired on ${when}: mint a new one (POST /_/oidc/mint-token).`);
+    }
+    const user = `publisher:${record.publisher.ids.join(',')}`;
+    return { user, admin: false, tokenProjects: record.projects, viaToken: true, uploadOnly: true, publisher: record.publisher };
   }
 
   private async byPassword(name: string, password: string, address: string): Promise<Identity | null> {
@@ -133,15 +159,20 @@ export class Authenticator {
   }
 }
 
-/** May `who` upload to (or manage) `project`? A project that does not exist yet may be created by anyone signed in. */
+/**
+ * May `who` upload to (or manage) `project`? A project that does not exist yet may be created by anyone signed in,
+ * but not with a token minted by trusted publishing.
+ */
 export function mayWrite(who: Identity, projectName: string, project: ProjectRecord | undefined): boolean {
   if (who.tokenProjects && !who.tokenProjects.includes(projectName)) return false;
+  if (who.uploadOnly) return project !== undefined;
   if (!project) return true;
   return who.admin || project.owners.includes(who.user) || project.maintainers.includes(who.user);
 }
 
 /** Owner-only actions (adding maintainers). */
 export function mayOwn(who: Identity, projectName: string, project: ProjectRecord): boolean {
+  if (who.uploadOnly) return false;
   if (who.tokenProjects && !who.tokenProjects.includes(projectName)) return false;
   return who.admin || project.owners.includes(who.user);
 }

@@ -3,6 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { TokenRecord } from '../store/records.js';
 
 export const TOKEN_PREFIX = 'larder-';
+/** Upload tokens minted by trusted publishing (oidc/token-exchange.ts). */
+export const MINTED_TOKEN_PREFIX = 'larder-oidc-';
 
 export interface NewTokenOptions {
   /** Normalized project names the token is limited to; null = every project the user may upload to. */

@@ -14,6 +14,7 @@ export const ERROR_CATALOGUE = {
   },
   missing_field: { status: 400, meaning: 'An admin API JSON body lacks a required string field.' },
   invalid_field: { status: 400, meaning: 'An admin API JSON body has a field that is not a string.' },
+  invalid_publisher: { status: 400, meaning: 'A trusted publisher to add has no claims, a bad issuer URL, a malformed claim or a JWK Set that is not one.' },
   invalid_name: { status: 400, meaning: 'A project name is not a valid PEP 508 name, or is longer than 200 characters.' },
   version_too_long: { status: 400, meaning: 'A version sent by the client is longer than 255 bytes.' },
   filename_too_long: { status: 400, meaning: 'A file name sent by the client is longer than 255 bytes.' },

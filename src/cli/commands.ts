@@ -21,6 +21,7 @@ import { POLICY_COMMANDS } from './policy-commands.js';
 import { ADVISORY_COMMANDS } from './advisory-commands.js';
 import { MIRROR_COMMANDS } from './mirror-commands.js';
 import { MIGRATE_COMMANDS } from './migrate-command.js';
+import { PUBLISHER_COMMANDS } from './publisher-commands.js';
 import type { Command, Handler, Io } from './command.js';
 import { table } from './table.js';
 
@@ -153,8 +154,8 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'remove a project, a release or one file (file names stay reserved)',
     minArgs: 1,
     maxArgs: 3,
-    async run([project, version, filename], _values, { index: meta }, io) {
-      const removed = await admin(meta).remove(project!, version ?? null, filename ?? null, CLI_IDENTITY);
+    async run([project, version, filename], _values, { index: meta, publishers }, io) {
+      const removed = await new ProjectAdmin(meta, publishers).remove(project!, version ?? null, filename ?? null, CLI_IDENTITY);
       io.out(`removed ${[project, version, filename].filter(Boolean).join(' ')} (${removed.length} file${removed.length === 1 ? '' : 's'})`);
     },
   },
@@ -231,6 +232,7 @@ export const COMMANDS: Record<string, Command> = {
   ...ADVISORY_COMMANDS,
   ...MIRROR_COMMANDS,
   ...MIGRATE_COMMANDS,
+  ...PUBLISHER_COMMANDS,
 };
 
 export const runStoreCommand =

@@ -4,6 +4,7 @@
  * settings table all come from here.
  */
 import { BACKEND_SETTINGS } from './backend-settings.js';
+import { OIDC_SETTINGS } from './oidc-settings.js';
 import { POLICY_SETTINGS } from './policy-settings.js';
 import { flagOf, setting, type SettingSpec } from './setting.js';
 import { UPSTREAM_SETTINGS, type Upstream, type UpstreamSettings } from './upstream-settings.js';
@@ -161,7 +162,7 @@ const CORE_SETTINGS = {
 };
 
 /** Every setting by config key, in the order `--help` and the README list them. */
-export const SCHEMA = { ...CORE_SETTINGS, ...UPSTREAM_SETTINGS, ...POLICY_SETTINGS, ...BACKEND_SETTINGS };
+export const SCHEMA = { ...CORE_SETTINGS, ...UPSTREAM_SETTINGS, ...POLICY_SETTINGS, ...BACKEND_SETTINGS, ...OIDC_SETTINGS };
 
 export type SettingKey = keyof typeof SCHEMA;
 

@@ -23,6 +23,7 @@ import { registerMetricsRoutes } from './routes/metrics.js';
 import { projectPageRoute, simpleRedirectRoute, simpleRootRoute } from './routes/simple.js';
 import { registerStatsRoutes } from './routes/stats.js';
 import { registerUploadRoutes } from './routes/upload.js';
+import { registerOidcRoutes, registerPublisherApiRoutes, type TrustedPublishing } from './routes/trusted-publishing.js';
 
 export interface RouteTable {
   router: Router;
@@ -35,6 +36,8 @@ export interface RouteParts {
   smallBodies: SmallBodies;
   backends: readonly BackendCheck[];
   admin: ProjectAdmin;
+  /** The OIDC token exchange and the publishers' management. */
+  trustedPublishing: TrustedPublishing;
   /**
    * Registers the web pages (`src/web`, a layer above this one). They come first: a page runs before the index
    * API's route on the same path and may pass the request on to it (`/stats/` as JSON).
@@ -52,6 +55,7 @@ export function routeTable(deps: HttpDeps, parts: RouteParts): RouteTable {
   const hot = new Map<string, HotHandler>();
   parts.pages(router);
   registerHealthRoutes(router, parts.backends);
+  registerOidcRoutes(router, deps, parts.trustedPublishing);
   // The index API checks read credentials when reads need them. A hot route's GET or HEAD checks them in the
   // entry; its Koa side, registered so that another method on the path gets its 405, is never reached.
   const api: Routes = deps.config.readAuth ? routeGroup(router, readAuthMiddleware(deps.authenticator)) : router;
@@ -74,5 +78,6 @@ export function routeTable(deps: HttpDeps, parts: RouteParts): RouteTable {
   registerStatsRoutes(api, deps);
   registerUploadRoutes(api, deps);
   registerAdminRoutes(api, deps, parts.admin);
+  registerPublisherApiRoutes(api, deps, parts.trustedPublishing);
   return { router, hot };
 }

@@ -53,6 +53,16 @@ export interface FileRecord {
   /** sha256 of the `.asc` signature blob, null when none. */
   signatureSha256: string | null;
   uploader: string | null;
+  /** Set when the file was uploaded with a token minted by trusted publishing: who published it. */
+  publisher?: PublisherStamp;
+}
+
+/** The trusted publisher an upload came from: the matched publishers' ids, the issuer and the identifying claims. */
+export interface PublisherStamp {
+  ids: string[];
+  issuer: string;
+  /** The token's identifying claims (repository, workflow_ref, project_path, ref, …): strings only. */
+  claims: Record<string, string>;
 }
 
 export interface UserRecord {

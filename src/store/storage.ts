@@ -6,6 +6,7 @@ import type { CachedFileIndex } from './cached-file-index.js';
 import type { IndexStore } from './index-store.js';
 import type { PolicyStore } from './policy-store.js';
 import type { AdvisoryStore } from './advisory-store.js';
+import type { PublisherStore } from './publisher-store.js';
 import type { MirrorSetStore } from './mirror-set-store.js';
 import type { UpstreamDocumentStore } from './upstream-document-store.js';
 
@@ -27,6 +28,8 @@ export interface Storage {
   mirrorSets: MirrorSetStore;
   /** Who downloads an upstream file when several nodes share the blob store. */
   downloadLocks: DownloadLocks;
+  /** Trusted publishers, exchanged OIDC tokens and minted upload tokens. */
+  publishers: PublisherStore;
   /** The backends /health reports on. */
   backends: BackendCheck[];
   close(): Promise<void>;

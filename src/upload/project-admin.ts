@@ -7,6 +7,7 @@ import type { Identity } from '../auth/authenticator.js';
 import { mayOwn } from '../auth/authenticator.js';
 import { badRequest, forbidden, notFound } from '../base/errors.js';
 import type { IndexStore } from '../store/index-store.js';
+import type { PublisherStore } from '../store/publisher-store.js';
 import { PROJECT_STATUS_NAMES, type FileRecord, type ProjectRecord, type ProjectStatusName } from '../store/records.js';
 import { normalizeName } from '../model/names.js';
 import { checkFilenameSegment, checkProjectName, checkVersionSegment } from '../model/client-names.js';
@@ -32,7 +33,11 @@ export function checkProjectStatus(status: string, reason: string | null): { sta
 }
 
 export class ProjectAdmin {
-  constructor(private readonly meta: IndexStore) {}
+  constructor(
+    private readonly meta: IndexStore,
+    /** The trusted publishers, dropped with their project so that a project created later under the name inherits none. */
+    private readonly publishers: Pick<PublisherStore, 'publishers' | 'removePublisher'> | null = null,
+  ) {}
 
   /** The record of a checked project name, when `who` owns it or is an administrator; `action` completes "may …" in the 403. */
   private async ownedProject(name: string, who: Identity, action: string): Promise<ProjectRecord> {
@@ -72,6 +77,9 @@ export class ProjectAdmin {
     const what = filename !== null ? 'remove files' : version !== null ? 'remove releases' : 'remove the project';
     const record = await this.ownedProject(name, who, what);
     const removed = await this.meta.remove(record.name, version, filename, this.actor(who));
+    if (removed && version === null && this.publishers) {
+      for (const p of await this.publishers.publishers(record.name)) await this.publishers.removePublisher(record.name, p.id);
+    }
     if (!removed) {
       throw notFound(
         filename ? `Project ${record.displayName} has no file ${filename} in release ${version}.` : `Project ${record.displayName} has no release ${version}.`,

@@ -65,6 +65,12 @@ export class Publisher {
   private async checkPermission(upload: ValidatedUpload, who: Identity): Promise<void> {
     const record = await this.meta.getProject(upload.project);
     if (!mayWrite(who, upload.project, record)) {
+      if (who.uploadOnly && !record && who.tokenProjects?.includes(upload.project)) {
+        throw forbidden(
+          'not_allowed',
+          `A token minted by trusted publishing cannot create project '${upload.name}': upload its first release with an account or an API token.`,
+        );
+      }
       throw forbidden(
         'not_allowed',
         who.tokenProjects
@@ -164,6 +170,7 @@ export class Publisher {
         metadataSha256,
         signatureSha256: upload.signature ? upload.signature.sha256 : null,
         uploader: who.user,
+        ...(who.publisher ? { publisher: who.publisher } : {}),
       },
     };
   }

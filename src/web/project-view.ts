@@ -12,6 +12,7 @@ import type { PackageSource } from '../sources/package-source.js';
 import type { Refusal } from '../policy/policy.js';
 import type { HeldRelease, PolicyHolds } from '../policy/policy-source.js';
 import type { IndexReads } from '../store/index-store.js';
+import type { PublisherStamp } from '../store/records.js';
 import type { Descriptions } from './descriptions.js';
 import type { ProjectView } from './render/project.js';
 
@@ -95,8 +96,20 @@ export class ProjectViews {
         canManage: viewer !== null && record !== undefined && mayOwn(viewer, name, record),
         held: holds.releases,
         ...(releases.status ? { status: releases.status } : {}),
+        publishers: origin === 'upstream' ? [] : await this.publishersOf(name, release),
       },
     };
+  }
+
+  /** The distinct trusted publishers of the release's private files. */
+  private async publishersOf(name: ProjectName, release: Release): Promise<PublisherStamp[]> {
+    const filenames = new Set(release.files.map((f) => f.filename));
+    const seen = new Map<string, PublisherStamp>();
+    for (const file of await this.meta.getFiles(name)) {
+      if (!file.publisher || !filenames.has(file.filename)) continue;
+      seen.set(JSON.stringify(file.publisher), file.publisher);
+    }
+    return [...seen.values()];
   }
 
   private order(doc: ProjectReleases): { newestFirst: Release[]; latest: Release | null } {

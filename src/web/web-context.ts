@@ -2,6 +2,7 @@
 import type { Context } from 'koa';
 import type { HttpDeps } from '../http/deps.js';
 import type { ProjectAdmin } from '../upload/project-admin.js';
+import type { PublisherAdmin } from '../upload/publisher-admin.js';
 import type { PackageSource } from '../sources/package-source.js';
 import type { UpstreamDocumentStore } from '../store/upstream-document-store.js';
 import type { Descriptions } from './descriptions.js';
@@ -13,6 +14,8 @@ import type { Looker } from './viewer.js';
 export interface WebDeps {
   http: HttpDeps;
   admin: ProjectAdmin;
+  /** The projects' trusted publishers (`/manage/project/<name>/settings/publishing/`). */
+  publishers: PublisherAdmin;
   documents: UpstreamDocumentStore;
   /** The upstream side of the index (its project list), when there is an upstream. */
   upstream: PackageSource | null;

@@ -14,6 +14,7 @@ import { routeGroup } from '../http/route-group.js';
 import { registerAccountRoutes } from './account-routes.js';
 import { registerPageRoutes } from './page-routes.js';
 import { registerPasswordRoutes } from './password-routes.js';
+import { registerPublisherRoutes } from './publisher-routes.js';
 import { ProjectSearch } from './project-search.js';
 import { ProjectViews } from './project-view.js';
 import { SCRIPT, STYLESHEET } from './render/assets.js';
@@ -101,4 +102,5 @@ export function registerWebPages(router: Router, deps: WebDeps): void {
   registerTokenRoutes(pages, web);
   registerPasswordRoutes(pages, web);
   registerUserAdminRoutes(pages, web);
+  registerPublisherRoutes(pages, web);
 }

@@ -9,6 +9,7 @@ import { LmdbDocumentStore } from '../lmdb/lmdb-document-store.js';
 import { LmdbIndexStore } from '../lmdb/lmdb-index-store.js';
 import { LmdbPolicyStore } from '../lmdb/lmdb-policy-store.js';
 import { LmdbAdvisoryStore } from '../lmdb/lmdb-advisory-store.js';
+import { LmdbPublisherStore } from '../lmdb/lmdb-publisher-store.js';
 import { LmdbMirrorSetStore } from '../lmdb/lmdb-mirror-set-store.js';
 import type { Storage } from '../storage.js';
 import { LocalDownloadLocks } from './local-download-locks.js';
@@ -26,6 +27,7 @@ export function openStorage(dataDir: string): Storage {
     upstreamDocuments: (name) => new LmdbDocumentStore(root, `upstream-docs@${name}`),
     mirrorSets: new LmdbMirrorSetStore(root),
     downloadLocks: new LocalDownloadLocks(),
+    publishers: new LmdbPublisherStore(root),
     backends: [
       { role: 'database', kind: 'lmdb', neededFor: 'everything', ping: async () => void root.get('') },
       { role: 'blobs', kind: 'filesystem', neededFor: 'everything', ping: () => blobs.ping() },

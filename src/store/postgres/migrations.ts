@@ -197,6 +197,41 @@ export const MIGRATIONS: Migration[] = [
     version: 10,
     sql: 'ALTER TABLE projects ADD COLUMN status text, ADD COLUMN status_reason text;',
   },
+  {
+    // Trusted publishing (issue 30): publishers per project, the OIDC tokens exchanged (until they expire),
+    // the upload tokens minted, and who published a file.
+    version: 11,
+    sql: `
+      CREATE TABLE trusted_publishers (
+        id text PRIMARY KEY,
+        project text NOT NULL,
+        issuer text NOT NULL,
+        claims jsonb NOT NULL,
+        jwks jsonb,
+        created_by text,
+        created_at text NOT NULL
+      );
+      CREATE INDEX trusted_publishers_by_project ON trusted_publishers (project COLLATE "C", id COLLATE "C");
+      CREATE INDEX trusted_publishers_by_issuer ON trusted_publishers (issuer);
+      CREATE TABLE oidc_used_jtis (
+        issuer text NOT NULL,
+        jti text NOT NULL,
+        expires_at bigint NOT NULL,
+        PRIMARY KEY (issuer, jti)
+      );
+      CREATE INDEX oidc_used_jtis_by_expiry ON oidc_used_jtis (expires_at);
+      CREATE TABLE minted_tokens (
+        hash text PRIMARY KEY,
+        id text NOT NULL,
+        projects text[] NOT NULL,
+        publisher jsonb NOT NULL,
+        created_at text NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX minted_tokens_by_expiry ON minted_tokens (expires_at);
+      ALTER TABLE files ADD COLUMN publisher jsonb;
+    `,
+  },
 ];
 
 /** Applies the steps this database lacks; refuses a database migrated by a newer larder. */

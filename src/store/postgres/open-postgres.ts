@@ -16,6 +16,7 @@ import { PgIndexStore } from './pg-index-store.js';
 import { PgMirrorSetStore } from './pg-mirror-set-store.js';
 import { PgPolicyStore } from './pg-policy-store.js';
 import { PgAdvisoryStore } from './pg-advisory-store.js';
+import { PgPublisherStore } from './pg-publisher-store.js';
 
 export interface OpenPostgresOptions extends PgDatabaseOptions {
   /** The clock of the records' times. */
@@ -37,6 +38,8 @@ export interface PostgresBackends {
   /** The mirror sets, whose files no node's eviction may drop. */
   mirrorSets: PgMirrorSetStore;
   downloadLocks: DownloadLocks;
+  /** Trusted publishers, exchanged OIDC tokens and minted upload tokens. */
+  publishers: PgPublisherStore;
   database: PgDatabase;
   /** What empties this node's read caches when any node changes something. */
   changes: ChangeFeed;
@@ -60,6 +63,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
       cachedFiles,
       mirrorSets: new PgMirrorSetStore(writer),
       downloadLocks,
+      publishers: new PgPublisherStore(writer),
       database,
       changes: feed,
       close() {

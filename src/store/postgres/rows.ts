@@ -14,6 +14,7 @@ import type {
   EndedSession,
   FileRecord,
   ProjectRecord,
+  PublisherStamp,
   ReleaseRecord,
   StoredProjectStatus,
   TokenRecord,
@@ -121,6 +122,7 @@ export function fileOf(row: Row): FileRecord {
     metadataSha256: strOrNull(row.metadata_sha256),
     signatureSha256: strOrNull(row.signature_sha256),
     uploader: strOrNull(row.uploader),
+    ...(row.publisher ? { publisher: row.publisher as PublisherStamp } : {}),
   };
 }
 
@@ -141,6 +143,7 @@ export function fileRow(f: FileRecord): TableRow {
     metadata_sha256: f.metadataSha256,
     signature_sha256: f.signatureSha256,
     uploader: f.uploader,
+    publisher: f.publisher ? JSON.stringify(f.publisher) : null,
   };
   return { table: 'files', key: ['project', 'filename'], row };
 }

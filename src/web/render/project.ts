@@ -5,6 +5,7 @@ import type { ProjectStatus, Release, ReleaseFile } from '../../model/documents.
 import type { HeldRelease } from '../../policy/policy-source.js';
 import { copyBlock, esc, page, timeElement, type Viewer } from './layout.js';
 import { heldSection } from './policy-holds.js';
+import type { PublisherStamp } from '../../store/records.js';
 
 export interface ProjectView {
   name: string;
@@ -24,6 +25,8 @@ export interface ProjectView {
   notice: string | null;
   /** Upstream releases the supply-chain policy holds back, newest first. */
   held: readonly HeldRelease[];
+  /** The trusted publishers that uploaded files of this release (each once), for private releases. */
+  publishers?: readonly PublisherStamp[];
   /** PEP 792 status (absent: active). */
   status?: ProjectStatus;
 }
@@ -108,6 +111,18 @@ ${files.map((file) => fileRow(view.name, file)).join('\n')}
 </table></div>`;
 }
 
+/** Each trusted publisher: its issuer and the identifying claims of the token it uploaded with. */
+function publishedBy(publishers: readonly PublisherStamp[]): string {
+  const items = publishers.map((p) => {
+    const claims = ['repository', 'workflow_ref', 'project_path', 'ref', 'environment']
+      .filter((name) => p.claims[name] !== undefined)
+      .map((name) => `<li><code>${esc(name)}=${esc(p.claims[name]!)}</code></li>`)
+      .join('');
+    return `<li>trusted publisher <code>${esc(p.issuer)}</code><ul class="plain">${claims}</ul></li>`;
+  });
+  return `<ul class="plain publishers">${items.join('')}</ul>`;
+}
+
 function ownerControls(view: ProjectView, formToken: string | null): string {
   if (!view.canManage || !formToken) return '';
   const action = `${projectPath(view.name, view.release.version)}${view.release.yanked ? 'unyank' : 'yank'}`;
@@ -117,7 +132,8 @@ function ownerControls(view: ProjectView, formToken: string | null): string {
     : `<form method="post" action="${esc(action)}" class="stack">${token}<label for="yank-reason">Reason (shown to pip users)</label><input id="yank-reason" name="reason" maxlength="500"><button type="submit">Yank ${esc(view.release.version)}</button></form>`;
   return `<section class="owner" aria-labelledby="owner-h"><h2 id="owner-h">Manage this release</h2>
 <p class="muted">A yanked release stays installable by an exact pin (<code>==${esc(view.release.version)}</code>) but is no longer chosen otherwise.</p>
-${form}</section>`;
+${form}
+<p><a href="/manage/project/${esc(encodeURIComponent(view.name))}/settings/publishing/">Trusted publishers</a> (CI uploads without a stored token)</p></section>`;
 }
 
 export function renderProject(view: ProjectView, viewer: Viewer): string {
@@ -145,6 +161,7 @@ export function renderProject(view: ProjectView, viewer: Viewer): string {
     ['Requires Python', requiresPython ? `<code>${esc(requiresPython)}</code>` : '<span class="muted">any</span>'],
     ...(meta.license_expression || meta.license ? [['License', esc((meta.license_expression || meta.license)!.split('\n')[0]!.slice(0, 200))]] : []),
     ...(meta.author ? [['Author', esc(meta.author)]] : []),
+    ...(view.publishers?.length ? [['Published by', publishedBy(view.publishers)]] : []),
   ]
     .map(([dt, dd]) => `<dt>${dt}</dt><dd>${dd}</dd>`)
     .join('');
