@@ -6,7 +6,6 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { JWTPayload } from 'jose';
-import { decodeJwt } from 'jose';
 import type { Clock } from '../../base/clock.js';
 import type { PublisherRecord, PublisherStore } from '../../store/publisher-store.js';
 import type { PublisherStamp } from '../../store/records.js';
@@ -80,7 +79,8 @@ export class TokenExchange {
     if (token.length > MAX_JWT_CHARS) return refuse('invalid-payload', `the token is longer than ${MAX_JWT_CHARS} characters`);
     let issuer: unknown;
     try {
-      issuer = decodeJwt(token).iss;
+      // jose is loaded by the first exchange, not at start: most deployments never see one.
+      issuer = (await import('jose')).decodeJwt(token).iss;
     } catch {
       return refuse('invalid-payload', 'malformed JWT');
     }

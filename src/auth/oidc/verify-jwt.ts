@@ -4,7 +4,7 @@
  * required, `exp`, `nbf` and `iat` held to 60 s of leeway. A key id the set lacks asks for the issuer's
  * keys again (IssuerKeys bounds how often).
  */
-import { createLocalJWKSet, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { JsonWebKeySet } from './issuer-documents.js';
 
 export const LEEWAY_SECONDS = 60;
@@ -21,6 +21,7 @@ export interface VerifyOptions {
 }
 
 export async function verifyJwt(token: string, options: VerifyOptions): Promise<Verified> {
+  const { createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify } = await import('jose');
   let alg: unknown;
   try {
     alg = decodeProtectedHeader(token).alg;
