@@ -22,6 +22,8 @@ export interface Identity {
   /** Set when authenticated by a token limited to these projects. */
   tokenProjects: string[] | null;
   viaToken: boolean;
+  /** The id of the API token that proved it (the download audit records it). */
+  tokenId?: string;
 }
 
 /** Why a login was refused before its credentials were judged: 429 (failed-login limits) or 503 (hashing queue full). */
@@ -80,7 +82,7 @@ export class Authenticator {
           `API token ${record.id} expired on ${when}: create a new one (on the web page /account/ or with larder token create).`,
         );
       }
-      return { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true };
+      return { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true, tokenId: record.id };
     };
     const identity = await known();
     if (identity) return identity;

@@ -20,6 +20,7 @@ import { TRANSFER_COMMANDS } from './transfer-commands.js';
 import { POLICY_COMMANDS } from './policy-commands.js';
 import { MIRROR_COMMANDS } from './mirror-commands.js';
 import { MIGRATE_COMMANDS } from './migrate-command.js';
+import { AUDIT_COMMANDS } from './audit-commands.js';
 import type { Command, Handler, Io } from './command.js';
 import { table } from './table.js';
 
@@ -217,6 +218,7 @@ export const COMMANDS: Record<string, Command> = {
   ...POLICY_COMMANDS,
   ...MIRROR_COMMANDS,
   ...MIGRATE_COMMANDS,
+  ...AUDIT_COMMANDS,
 };
 
 export const runStoreCommand =

@@ -54,6 +54,7 @@ export async function openBackends(options: BackendOptions, observe?: BackendObs
       mirrorSets: database?.mirrorSets ?? local.mirrorSets,
       blobs,
       downloadLocks: database?.downloadLocks ?? local.downloadLocks,
+      audit: database?.audit ?? local.audit,
       backends: [
         database ? { role: 'database', kind: 'postgresql', neededFor: 'writes', ping: () => database.database.ping() } : localDatabase,
         options.blobStore === null ? localBlobs : { role: 'blobs', kind: 's3', neededFor: 'files', ping: () => blobs.ping() },

@@ -176,6 +176,25 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX ended_sessions_by_end ON ended_sessions (until);
     `,
   },
+  {
+    // The download audit (issue 29): times in ms; every node inserts, any node prunes by time.
+    version: 9,
+    sql: `
+      CREATE TABLE audit_downloads (
+        id bigserial PRIMARY KEY,
+        at bigint NOT NULL,
+        client text NOT NULL,
+        user_name text NOT NULL,
+        token text,
+        project text NOT NULL,
+        version text,
+        filename text NOT NULL,
+        sha256 text
+      );
+      CREATE INDEX audit_downloads_by_time ON audit_downloads (at);
+      CREATE INDEX audit_downloads_by_project ON audit_downloads (project COLLATE "C", at);
+    `,
+  },
 ];
 
 /** Applies the steps this database lacks; refuses a database migrated by a newer larder. */

@@ -5,6 +5,7 @@
  * stores (page cache, blob store) into a `Storage`.
  */
 import type { DownloadLocks } from '../download-locks.js';
+import { PgAuditStore } from './pg-audit-store.js';
 import type { CacheSizes } from './cached-index-reads.js';
 import { ChangeFeed } from './change-feed.js';
 import { ChangeWriter } from './change-writer.js';
@@ -35,6 +36,8 @@ export interface PostgresBackends {
   /** The mirror sets, whose files no node's eviction may drop. */
   mirrorSets: PgMirrorSetStore;
   downloadLocks: DownloadLocks;
+  /** The download audit, written and read by every node. */
+  audit: PgAuditStore;
   database: PgDatabase;
   /** What empties this node's read caches when any node changes something. */
   changes: ChangeFeed;
@@ -57,6 +60,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
       cachedFiles,
       mirrorSets: new PgMirrorSetStore(writer),
       downloadLocks,
+      audit: new PgAuditStore(database),
       database,
       changes: feed,
       close() {
