@@ -48,6 +48,6 @@ export const AUDIT_SETTINGS = {
     parse: parseProxyList,
     default: '',
     value: 'ADDRESSES',
-    doc: "reverse proxies (addresses or CIDR blocks, comma-separated) whose `X-Forwarded-For` names the client in the download audit",
+    doc: 'reverse proxies (addresses or CIDR blocks, comma-separated) whose `X-Forwarded-For` names the client in the download audit',
   }),
 };

@@ -12,7 +12,6 @@ import type { HttpDeps } from './deps.js';
 import type { HotRequest } from './hot-route.js';
 import { identifyBy } from './identity.js';
 
-
 const SERVED = new Set([200, 206, 302]);
 
 /** The sha256 a body is known by: the stored blob's, or the one the upstream page lists (its ETag). */

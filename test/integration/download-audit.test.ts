@@ -47,11 +47,21 @@ describe('download audit (LMDB)', () => {
   const download = async (project: string, dist: BuiltDist, headers: Record<string, string> = {}) => {
     const res = await fetch(`${server.url}/packages/${project}/${dist.filename}`, { headers });
     assert.equal(res.status, 200, `${dist.filename}: ${res.status} ${await res.clone().text()}`);
-    assert.equal(createHash('sha256').update(Buffer.from(await res.arrayBuffer())).digest('hex'), dist.sha256);
+    assert.equal(
+      createHash('sha256')
+        .update(Buffer.from(await res.arrayBuffer()))
+        .digest('hex'),
+      dist.sha256,
+    );
   };
 
   before(async () => {
-    d = await buildWheelTable(dir, { old: ['Lite_LLM', '1.82.0'], patch: ['Lite_LLM', '1.82.1'], next: ['Lite_LLM', '1.83.0'], internal: ['acme-widgets', '1.0'] });
+    d = await buildWheelTable(dir, {
+      old: ['Lite_LLM', '1.82.0'],
+      patch: ['Lite_LLM', '1.82.1'],
+      next: ['Lite_LLM', '1.83.0'],
+      internal: ['acme-widgets', '1.0'],
+    });
     up = await startFakeUpstream();
     up.addProject('lite-llm', [d.old, d.patch, d.next]);
     server = await startLarder({ upstream: up.url, trustedProxies: ['127.0.0.1'] }, join(dir, 'data'), { clock });
@@ -185,5 +195,18 @@ describe('download audit with read authentication, behind a proxy larder does no
       rows(result.stdout).map((r) => [r.client, r.user, r.token, r.filename]),
       [['127.0.0.1', 'bob', hashToken(token).slice(0, 12), wheel.filename]],
     );
+  });
+
+  test('LARDER_AUDIT=false records nothing', async () => {
+    const quiet = await startLarder({ upstream: up.url, audit: false }, join(dir, 'quiet'));
+    try {
+      assert.equal(quiet.larder.audit, null);
+      const res = await fetch(`${quiet.url}/packages/lite-llm/${wheel.filename}`);
+      assert.equal(res.status, 200);
+      await res.arrayBuffer();
+      assert.deepEqual(await quiet.larder.storage.audit.downloads({ since: 0, limit: 10 }), []);
+    } finally {
+      await quiet.close();
+    }
   });
 });

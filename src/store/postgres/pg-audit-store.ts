@@ -58,10 +58,7 @@ export class PgAuditStore implements AuditStore {
     let removed = 0;
     for (;;) {
       const { rows } = await this.db.run('audit-prune', () =>
-        this.db.pool.query('DELETE FROM audit_downloads WHERE id IN (SELECT id FROM audit_downloads WHERE at < $1 LIMIT $2) RETURNING 1', [
-          before,
-          PRUNE_STEP,
-        ]),
+        this.db.pool.query('DELETE FROM audit_downloads WHERE id IN (SELECT id FROM audit_downloads WHERE at < $1 LIMIT $2) RETURNING 1', [before, PRUNE_STEP]),
       );
       removed += rows.length;
       if (rows.length < PRUNE_STEP) return removed;
