@@ -20,31 +20,34 @@ function sha256Of(body: FileBody): string | null {
   return body.etag?.match(/^"([0-9a-f]{64})"$/)?.[1] ?? null;
 }
 
-async function downloader(request: HotRequest, authenticator: Authenticator): Promise<Identity | null> {
-  if (request.reader) return request.reader;
-  const authorization = request.headers.authorization;
-  if (!authorization) return null;
-  const address = request.req.socket.remoteAddress ?? '';
-  return identifyBy(authorization, address, authenticator).catch(() => null);
-}
-
-/** Records the answer when it serves the file; never throws (the download goes on whatever happens here). */
-export async function auditDownload(
+/**
+ * Records the answer when it serves the file; never throws (the download goes on whatever happens here).
+ * Synchronous unless credentials that read authentication did not check have to be checked first.
+ */
+export function auditDownload(
   audit: DownloadAudit,
   deps: HttpDeps,
   request: HotRequest,
   served: { project: string; filename: string; body: FileBody; answer: Answer },
-): Promise<void> {
+): Promise<void> | undefined {
   const { project, filename, body, answer } = served;
-  if (request.head || !SERVED.has(answer.status)) return;
-  const who = await downloader(request, deps.authenticator);
-  audit.record({
-    at: deps.clock.now(),
-    client: deps.clientAddress(request.req.socket.remoteAddress, request.headers['x-forwarded-for']),
-    user: who?.user ?? 'anonymous',
-    token: who?.tokenId ?? null,
-    project,
-    filename,
-    sha256: sha256Of(body),
-  });
+  if (request.head || !SERVED.has(answer.status)) return undefined;
+  const record = (who: Identity | null) =>
+    audit.record({
+      at: deps.clock.now(),
+      client: deps.clientAddress(request.req.socket.remoteAddress, request.headers['x-forwarded-for']),
+      user: who?.user ?? 'anonymous',
+      token: who?.tokenId ?? null,
+      project,
+      filename,
+      sha256: sha256Of(body),
+    });
+  const authorization = request.headers.authorization;
+  if (request.reader || !authorization) {
+    record(request.reader);
+    return undefined;
+  }
+  return identifyBy(authorization, request.req.socket.remoteAddress ?? '', deps.authenticator)
+    .catch(() => null)
+    .then(record);
 }

@@ -70,7 +70,10 @@ export function fileRoute(deps: HttpDeps, smallBodies: SmallBodies): HotHandler 
               deps.config.readAuth,
               smallBodies,
             );
-      if (deps.audit && variant === 'file') await auditDownload(deps.audit, deps, request, { project, filename, body, answer });
+      if (deps.audit && variant === 'file') {
+        const checking = auditDownload(deps.audit, deps, request, { project, filename, body, answer });
+        if (checking) await checking;
+      }
     } catch (err) {
       // An answer refused after the lookup (not found, a range that cannot be satisfied) still says where it looked.
       throw err instanceof LarderError ? withHeaders(err, provenanceHeaders(provenance)) : err;

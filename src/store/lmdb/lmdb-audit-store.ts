@@ -1,7 +1,9 @@
 /**
- * The download audit in two LMDB databases: `audit-downloads` keyed [at, writer, n] (time ranges: `--since`
- * and pruning) and `audit-by-project` keyed [project, at, writer, n] (one project's downloads). `writer` is
- * random per opening and `n` counts its records, so that records of the same millisecond never collide.
+ * The download audit in the LMDB database `audit-downloads`, keyed [at, writer, n]: `--since` and pruning
+ * are range reads by time, one project's downloads are the time range filtered (a rare query; a second index
+ * by project would double the cost of every write). `writer` is random per opening and `n` counts its records,
+ * so that records of the same millisecond never collide. A value is the record's other fields as an array
+ * (a third of the cost of writing it as an object).
  */
 import { randomBytes } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
@@ -12,50 +14,51 @@ import { written } from './written.js';
 /** Records removed per write transaction while pruning. */
 const PRUNE_STEP = 10_000;
 
+type Stored = [client: string, user: string, token: string | null, project: string, version: string | null, filename: string, sha256: string | null];
+
+const stored = (r: DownloadRecord): Stored => [r.client, r.user, r.token, r.project, r.version, r.filename, r.sha256];
+
+function recordOf(key: Key, value: Stored): DownloadRecord {
+  const [client, user, token, project, version, filename, sha256] = value;
+  return { at: (key as [number])[0], client, user, token, project, version, filename, sha256 };
+}
+
 export class LmdbAuditStore implements AuditStore {
-  private readonly byTime: Database<DownloadRecord, Key>;
-  private readonly byProject: Database<DownloadRecord, Key>;
+  private readonly db: Database<Stored, Key>;
   private readonly writer = randomBytes(4).toString('hex');
   private count = 0;
 
-  constructor(private readonly root: RootDatabase) {
-    this.byTime = root.openDB({ name: 'audit-downloads' });
-    this.byProject = root.openDB({ name: 'audit-by-project' });
+  constructor(root: RootDatabase) {
+    this.db = root.openDB({ name: 'audit-downloads' });
   }
 
   async append(records: readonly DownloadRecord[]): Promise<void> {
     if (records.length === 0) return;
     await written(
-      this.root.transaction(() => {
-        for (const record of records) {
-          const n = ++this.count;
-          this.byTime.put([record.at, this.writer, n], record);
-          this.byProject.put([record.project, record.at, this.writer, n], record);
-        }
+      this.db.transaction(() => {
+        for (const record of records) this.db.put([record.at, this.writer, ++this.count], stored(record));
       }),
     );
   }
 
   async downloads({ since, project, limit }: DownloadQuery): Promise<DownloadRecord[]> {
-    const range =
-      project === undefined
-        ? this.byTime.getRange({ start: [since], limit })
-        : this.byProject.getRange({ start: [project, since], end: [`${project}\u0000`], limit });
-    return Array.from(range, ({ value }) => value);
+    const found: DownloadRecord[] = [];
+    for (const { key, value } of this.db.getRange({ start: [since] })) {
+      if (project !== undefined && value[3] !== project) continue;
+      found.push(recordOf(key, value));
+      if (found.length >= limit) break;
+    }
+    return found;
   }
 
   async prune(before: number): Promise<number> {
     let removed = 0;
     for (;;) {
-      const old = Array.from(this.byTime.getRange({ end: [before], limit: PRUNE_STEP }));
+      const old = Array.from(this.db.getKeys({ end: [before], limit: PRUNE_STEP }));
       if (old.length === 0) return removed;
       await written(
-        this.root.transaction(() => {
-          for (const { key, value } of old) {
-            const [at, writer, n] = key as [number, string, number];
-            this.byTime.remove(key);
-            this.byProject.remove([value.project, at, writer, n]);
-          }
+        this.db.transaction(() => {
+          for (const key of old) this.db.remove(key);
         }),
       );
       removed += old.length;
