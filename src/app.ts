@@ -102,6 +102,8 @@ async function openDataDir(config: Config, observe: BackendObserve, logger: Logg
 export interface LarderOptions {
   logger?: Logger;
   clock?: Clock;
+  /** How long download records wait before they are written (1 s). */
+  auditFlushMs?: number;
 }
 
 export async function createLarder(config: Config, options: LarderOptions = {}): Promise<Larder> {
@@ -149,7 +151,9 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   const source = new OverlaySource(privateSource, upstreamSource, { mergeAllowList: new Set(config.mergeAllowList) });
   let auditPending = () => 0;
   const auditEvents = new AuditMetrics(metrics.registry, logger, () => auditPending());
-  const audit = config.audit ? new DownloadAudit(stores.audit, clock, auditEvents, { retentionMs: config.auditRetention }) : null;
+  const audit = config.audit
+    ? new DownloadAudit(stores.audit, clock, auditEvents, { retentionMs: config.auditRetention, flushMs: options.auditFlushMs })
+    : null;
   if (audit) auditPending = () => audit.pendingCount();
   const deps: HttpDeps = {
     config,

@@ -4,7 +4,7 @@
  * (the identity read authentication proved, or else the credentials the request carries, checked; invalid
  * ones are `anonymous` as reads need none) and from where.
  */
-import type { Authenticator, Identity } from '../auth/authenticator.js';
+import type { Identity } from '../auth/authenticator.js';
 import type { DownloadAudit } from '../audit/download-audit.js';
 import type { FileBody } from '../model/documents.js';
 import type { Answer } from './answer.js';

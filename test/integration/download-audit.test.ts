@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hashToken } from '../../src/auth/tokens.js';
+import { openStorage } from '../../src/store/local/open-storage.js';
 import type { BuiltDist } from '../fixtures/dists.js';
 import { makeVenv, pipInstall, requireClients } from '../fixtures/clients.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
@@ -207,6 +208,26 @@ describe('download audit with read authentication, behind a proxy larder does no
       assert.deepEqual(await quiet.larder.storage.audit.downloads({ since: 0, limit: 10 }), []);
     } finally {
       await quiet.close();
+    }
+  });
+
+  test('what is waiting is written when the server stops', async () => {
+    const data = join(dir, 'stopping');
+    // Records would wait an hour: only the stop writes this one.
+    const node = await startLarder({ upstream: up.url }, data, { auditFlushMs: 3_600_000 });
+    const res = await fetch(`${node.url}/packages/lite-llm/${wheel.filename}`);
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+    assert.equal(node.larder.audit!.pendingCount(), 1, 'not written yet');
+    await node.stop();
+    const storage = openStorage(data);
+    try {
+      assert.deepEqual(
+        (await storage.audit.downloads({ since: 0, limit: 10 })).map((r) => [r.user, r.filename]),
+        [['anonymous', wheel.filename]],
+      );
+    } finally {
+      await storage.close();
     }
   });
 });
