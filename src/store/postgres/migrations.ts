@@ -192,7 +192,7 @@ export const MIGRATIONS: Migration[] = [
         sha256 text
       );
       CREATE INDEX audit_downloads_by_time ON audit_downloads (at);
-      CREATE INDEX audit_downloads_by_project ON audit_downloads (project COLLATE "C", at);
+      CREATE INDEX audit_downloads_by_project ON audit_downloads (project, at);
     `,
   },
 ];
