@@ -127,6 +127,11 @@ describe('download audit (LMDB)', () => {
         ['127.0.0.1', 'anonymous', '-', '1.0', d.internal.sha256],
       ],
     );
+    assert.deepEqual(
+      rows(await fetched('lite*>=1.83')).map((r) => r.version),
+      ['1.83.0'],
+      'a glob names several projects',
+    );
     assert.equal(await fetched('lite-llm<1.82'), 'no recorded downloads of lite-llm<1.82\n');
     assert.equal(await fetched('other-project'), 'no recorded downloads of other-project\n');
   });

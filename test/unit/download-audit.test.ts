@@ -1,7 +1,8 @@
 /**
  * The download audit's buffer over a real LMDB audit store that can be made to refuse writes: batches,
  * the bound while the store is down (dropped and counted, one log line per burst), the records kept
- * across a failed write, the flush at close, and pruning as the clock moves.
+ * across a failed write, the flush at close, and pruning as the clock moves; the query of `audit fetched`
+ * over more records than one page.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { AuditMetrics } from '../../src/audit/audit-metrics.js';
 import { DownloadAudit, type ServedDownload } from '../../src/audit/download-audit.js';
+import { fetched, parseFetchedRequirement } from '../../src/audit/fetched-query.js';
 import type { RootDatabase } from 'lmdb';
 import type { AuditStore } from '../../src/store/audit-store.js';
 import { openEnvironment } from '../../src/store/lmdb/environment.js';
@@ -143,5 +145,32 @@ describe('download audit buffer', () => {
       [90 * DAY - 2 * HOUR, 90 * DAY + 1],
     );
     await a.close();
+  });
+});
+
+describe('audit fetched query', () => {
+  let dir: string;
+  let root: RootDatabase;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'larder-audit-query-'));
+    root = openEnvironment(dir);
+  });
+  after(async () => {
+    await root.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('reads every match page by page, records of one millisecond across a page boundary included, oldest first', async () => {
+    const store = new LmdbAuditStore(root);
+    const records = Array.from({ length: 12_000 }, (_, i) => ({
+      ...served(T0 + Math.floor(i / 7), `demo-${i % 3}.0-py3-none-any.whl`),
+      version: `${i % 3}.0`,
+    }));
+    await store.append(records);
+    await store.append([{ ...served(T0, 'other-1.0-py3-none-any.whl'), project: 'other', version: '1.0' }]);
+    const found = await fetched(store, parseFetchedRequirement('Demo>=1'), 0);
+    assert.equal(found.length, 8000);
+    assert.ok(found.every((r, i) => r.project === 'demo' && r.version !== '0.0' && (i === 0 || r.at >= found[i - 1]!.at)));
+    assert.equal((await fetched(store, parseFetchedRequirement('demo'), T0 + 1000)).length, 12_000 - 7000);
   });
 });
