@@ -1,6 +1,6 @@
 /**
  * The download audit on LMDB, through the real server: upstream files (a fake upstream) and private uploads
- * downloaded with fetch and with pip, then listed by `larder audit fetched` on the data directory: who (a
+ * downloaded with fetch (pip: test/e2e/audit-pip.test.ts), then listed by `larder audit fetched` on the data directory: who (a
  * token, a password, anonymous), from where (X-Forwarded-For from a trusted peer only), which versions a
  * requirement matches, --since, and pruning by age as the injected clock moves.
  */
@@ -11,7 +11,6 @@ import { after, before, describe, test } from 'node:test';
 import { hashToken } from '../../src/auth/tokens.js';
 import { openStorage } from '../../src/store/local/open-storage.js';
 import type { BuiltDist } from '../fixtures/dists.js';
-import { makeVenv, pipInstall, requireClients } from '../fixtures/clients.js';
 import { startFakeUpstream, type FakeUpstream } from '../fixtures/fake-upstream.js';
 import { assertCliOk, runLarderCli } from '../helpers/cli.js';
 import { basicAuth, startLarder, type TestLarder } from '../helpers/larder.js';
@@ -76,7 +75,7 @@ describe('download audit (LMDB)', () => {
     await up?.close();
   });
 
-  test('who fetched what: a token, a password, anonymous behind a trusted proxy; not HEAD, .metadata or a 304', async (t) => {
+  test('who fetched what: a token, a password, anonymous behind a trusted proxy; not HEAD, .metadata or a 304', async () => {
     await download('lite-llm', d.old, { 'X-Forwarded-For': '203.0.113.9, 10.1.1.1' });
     await download('lite-llm', d.next, { Authorization: basicAuth('__token__', token) });
     await download('acme-widgets', d.internal, { Authorization: basicAuth('alice', 'alice-password') });
@@ -91,15 +90,6 @@ describe('download audit (LMDB)', () => {
     assert.equal(ranged.status, 206);
     await ranged.arrayBuffer();
 
-    let pipRan = false;
-    if (await requireClients(t, ['python'])) {
-      // pip sends the credentials of the index URL with every request: the download is alice's.
-      const venv = await makeVenv(join(dir, 'venv'));
-      const index = server.url.replace('//', '//alice:alice-password@');
-      const pip = await pipInstall(venv, `${index}/simple/`, ['--no-deps', 'lite-llm==1.82.1']);
-      assert.equal(pip.code, 0, pip.stderr);
-      pipRan = true;
-    }
     await server.larder.audit!.flush();
 
     const lite = rows(await fetched('LITE.llm==1.82.*'));
@@ -109,7 +99,6 @@ describe('download audit (LMDB)', () => {
         ['203.0.113.9', 'anonymous', '-', 'lite-llm', '1.82.0', d.old.filename],
         // The 206 (a range) is a download too.
         ['127.0.0.1', 'anonymous', '-', 'lite-llm', '1.82.0', d.old.filename],
-        ...(pipRan ? [['127.0.0.1', 'alice', '-', 'lite-llm', '1.82.1', d.patch.filename]] : []),
       ],
     );
     assert.equal(lite[0]!.time, '2026-03-01 09:30:00');
@@ -144,7 +133,7 @@ describe('download audit (LMDB)', () => {
       rows(await fetched('lite-llm', '--since', '2026-03-02')).map((r) => [r.time, r.version]),
       [['2026-03-03 09:30:00', '1.82.1']],
     );
-    assert.equal(rows(await fetched('lite-llm', '--since', '2026-03-01T09:30Z')).length >= 4, true);
+    assert.equal(rows(await fetched('lite-llm', '--since', '2026-03-01T09:30Z')).length, 4);
     assert.equal(await fetched('lite-llm', '--since', '2026-03-03T09:30:01'), 'no recorded downloads of lite-llm since 2026-03-03T09:30:01.000Z\n');
     for (const bad of ['yesterday', '2026-02-30', '03/01/2026']) {
       const refused = await runLarderCli(['audit', 'fetched', 'lite-llm', '--since', bad], { env: { LARDER_DATA: server.data } });
