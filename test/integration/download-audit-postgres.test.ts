@@ -15,6 +15,13 @@ import { suiteTempDir } from '../helpers/temp-dir.js';
 import { publish } from '../helpers/upload-form.js';
 import { buildWheelTable } from '../helpers/wheel-table.js';
 
+// Registered before the temp dir's own hook, so the nodes stop before their data directories go.
+after(async () => {
+  for (const node of nodes) await node.close();
+  await up?.close();
+  await database?.cleanup();
+});
+
 const dir = suiteTempDir('larder-audit-pg-');
 let database: TestPostgres;
 let url: string;
@@ -33,12 +40,6 @@ before(async () => {
     await startLarder({ upstream: up.url, databaseUrl: url }, join(dir, 'node2')),
   ];
   await nodes[0]!.addUser('alice', 'alice-password');
-});
-
-after(async () => {
-  for (const node of nodes) await node.close();
-  await up?.close();
-  await database?.cleanup();
 });
 
 const get = async (node: TestLarder, path: string, headers: Record<string, string> = {}) => {

@@ -32,6 +32,11 @@ function rows(stdout: string): Record<string, string>[] {
 }
 
 describe('download audit (LMDB)', () => {
+  // Registered before the temp dir's own hook, so the server stops before its data directory goes.
+  after(async () => {
+    await server?.close();
+    await up?.close();
+  });
   const dir = suiteTempDir('larder-audit-');
   let up: FakeUpstream;
   let d: Record<'old' | 'patch' | 'next' | 'internal', BuiltDist>;
@@ -69,10 +74,6 @@ describe('download audit (LMDB)', () => {
     await server.addUser('bob', 'bob-password');
     token = await server.addToken('bob');
     await publish(server.url, basicAuth('alice', 'alice-password'), d.internal);
-  });
-  after(async () => {
-    await server?.close();
-    await up?.close();
   });
 
   test('who fetched what: a token, a password, anonymous behind a trusted proxy; not HEAD, .metadata or a 304', async () => {
@@ -159,6 +160,10 @@ describe('download audit (LMDB)', () => {
 });
 
 describe('download audit with read authentication, behind a proxy larder does not trust', () => {
+  after(async () => {
+    await server?.close();
+    await up?.close();
+  });
   const dir = suiteTempDir('larder-audit-auth-');
   let up: FakeUpstream;
   let server: TestLarder;
@@ -170,10 +175,6 @@ describe('download audit with read authentication, behind a proxy larder does no
     up.addProject('lite-llm', [wheel]);
     server = await startLarder({ upstream: up.url, readAuth: true, trustedProxies: ['10.0.0.0/8', 'fd00::/8'] }, join(dir, 'data'));
     await server.addUser('bob', 'bob-password');
-  });
-  after(async () => {
-    await server?.close();
-    await up?.close();
   });
 
   test("a token's download is the token's user's; X-Forwarded-For from an untrusted peer is ignored", async () => {

@@ -54,14 +54,16 @@ export class LmdbAuditStore implements AuditStore {
   async prune(before: number): Promise<number> {
     let removed = 0;
     for (;;) {
-      const old = Array.from(this.db.getKeys({ end: [before], limit: PRUNE_STEP }));
-      if (old.length === 0) return removed;
-      await written(
+      // Read inside the write transaction: a read outside it may see the snapshot before the last step.
+      const step = await written(
         this.db.transaction(() => {
+          const old = Array.from(this.db.getKeys({ end: [before], limit: PRUNE_STEP }));
           for (const key of old) this.db.remove(key);
+          return old.length;
         }),
       );
-      removed += old.length;
+      removed += step;
+      if (step < PRUNE_STEP) return removed;
     }
   }
 }
