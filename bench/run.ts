@@ -22,6 +22,7 @@ import { scaleSection } from './sections/scale.js';
 import { backendsSection } from './sections/backends.js';
 import { pgMemorySection } from './sections/pg-memory.js';
 import { webSection } from './sections/web.js';
+import { auditSection } from './sections/audit.js';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const REPO = dirname(BENCH);
@@ -726,6 +727,7 @@ async function main(): Promise<void> {
     ['scale', () => scaleSection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
     ['backends', () => backendsSection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
     ['pgmemory', () => pgMemorySection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
+    ['audit', () => auditSection({ upstream, tmp, moduleRoot, startLarder, log, figures, extra })],
   ];
   const busy: Record<string, number> = {};
   for (const [name, section] of sections) {

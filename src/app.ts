@@ -8,6 +8,9 @@ import { IssuerDocuments } from './auth/oidc/issuer-documents.js';
 import { IssuerKeys } from './auth/oidc/issuer-keys.js';
 import { TokenExchange } from './auth/oidc/token-exchange.js';
 import { PublisherAdmin } from './upload/publisher-admin.js';
+import { AuditMetrics } from './audit/audit-metrics.js';
+import { DownloadAudit } from './audit/download-audit.js';
+import { clientAddressOf } from './http/client-address.js';
 import { LoginLimiter } from './auth/login-limiter.js';
 import { PasswordHasher } from './auth/password-hasher.js';
 import { systemClock, type Clock } from './base/clock.js';
@@ -67,6 +70,8 @@ export interface Larder {
   meta: IndexStore;
   blobs: BlobStore;
   metrics: Metrics;
+  /** The download audit (null with LARDER_AUDIT=false); `flush()` writes what it holds. */
+  audit: DownloadAudit | null;
   koa: Koa;
   /** Replaces the deny and allow lists and the cooldown (SIGHUP); throws, keeping the old rules, when they do not parse. */
   reloadPolicy(rules: PolicyRules): void;
@@ -104,6 +109,8 @@ async function openDataDir(config: Config, observe: BackendObserve, logger: Logg
 export interface LarderOptions {
   logger?: Logger;
   clock?: Clock;
+  /** How long download records wait before they are written (1 s). */
+  auditFlushMs?: number;
 }
 
 export async function createLarder(config: Config, options: LarderOptions = {}): Promise<Larder> {
@@ -151,6 +158,12 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     onWorkerFailure: (err) => logger.warn({ err: err.message }, 'the description worker stopped; the descriptions it had are shown as plain text'),
   });
   const source = new OverlaySource(privateSource, upstreamSource, { mergeAllowList: new Set(config.mergeAllowList) });
+  let auditPending = () => 0;
+  const auditEvents = new AuditMetrics(metrics.registry, logger, () => auditPending());
+  const audit = config.audit
+    ? new DownloadAudit(stores.audit, clock, auditEvents, { retentionMs: config.auditRetention, flushMs: options.auditFlushMs })
+    : null;
+  if (audit) auditPending = () => audit.pendingCount();
   const deps: HttpDeps = {
     config,
     clock,
@@ -173,6 +186,8 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     rendered: new RenderedCache(config.memoryCacheSize),
     rootPages: new RootRenderCache(dataLayout(config.data).cache, space, (err) => logger.warn({ err: err.message }, 'rendering the project list failed')),
     stats: reusedStats(() => collectStats(meta, stores.cachedFiles), clock),
+    audit,
+    clientAddress: clientAddressOf(config.trustedProxies),
   };
 
   const koa = new Koa();
@@ -239,6 +254,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
   let closing: Promise<void> | null = null;
   const shutdown = async (graceMs: number) => {
     await server.close(graceMs, Promise.all(chains.map((c) => c.cache.files.drain())));
+    await audit?.close();
     await Promise.all(clients.map((c) => c.close()));
     await issuerDocuments.close();
     eventLoopDelay.close();
@@ -253,6 +269,7 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     meta,
     blobs,
     metrics,
+    audit,
     koa,
     reloadPolicy: (rules) => policy.update(rules),
     async listen() {

@@ -23,6 +23,8 @@ export interface Identity {
   /** Set when authenticated by a token limited to these projects. */
   tokenProjects: string[] | null;
   viaToken: boolean;
+  /** The id of the API token that proved it (the download audit records it). */
+  tokenId?: string;
   /** A token minted by trusted publishing: it may upload to the existing projects of `tokenProjects`, nothing else. */
   uploadOnly?: boolean;
   /** The trusted publisher whose OIDC token minted the token. */
@@ -95,7 +97,7 @@ export class Authenticator {
           `API token ${record.id} expired on ${when}: create a new one (on the web page /account/ or with larder token create).`,
         );
       }
-      return { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true };
+      return { user: user.name, admin: user.admin, tokenProjects: record.projects, viaToken: true, tokenId: record.id };
     };
     const identity = await known();
     if (identity) return identity;

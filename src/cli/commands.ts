@@ -22,6 +22,7 @@ import { ADVISORY_COMMANDS } from './advisory-commands.js';
 import { MIRROR_COMMANDS } from './mirror-commands.js';
 import { MIGRATE_COMMANDS } from './migrate-command.js';
 import { PUBLISHER_COMMANDS } from './publisher-commands.js';
+import { AUDIT_COMMANDS } from './audit-commands.js';
 import type { Command, Handler, Io } from './command.js';
 import { table } from './table.js';
 
@@ -233,6 +234,7 @@ export const COMMANDS: Record<string, Command> = {
   ...MIRROR_COMMANDS,
   ...MIGRATE_COMMANDS,
   ...PUBLISHER_COMMANDS,
+  ...AUDIT_COMMANDS,
 };
 
 export const runStoreCommand =

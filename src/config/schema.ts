@@ -3,6 +3,7 @@
  * help and README text. The configuration's type, the loading (load.ts), `--help` and the README's
  * settings table all come from here.
  */
+import { AUDIT_SETTINGS } from './audit-settings.js';
 import { BACKEND_SETTINGS } from './backend-settings.js';
 import { OIDC_SETTINGS } from './oidc-settings.js';
 import { POLICY_SETTINGS } from './policy-settings.js';
@@ -162,7 +163,7 @@ const CORE_SETTINGS = {
 };
 
 /** Every setting by config key, in the order `--help` and the README list them. */
-export const SCHEMA = { ...CORE_SETTINGS, ...UPSTREAM_SETTINGS, ...POLICY_SETTINGS, ...BACKEND_SETTINGS, ...OIDC_SETTINGS };
+export const SCHEMA = { ...CORE_SETTINGS, ...UPSTREAM_SETTINGS, ...POLICY_SETTINGS, ...BACKEND_SETTINGS, ...OIDC_SETTINGS, ...AUDIT_SETTINGS };
 
 export type SettingKey = keyof typeof SCHEMA;
 

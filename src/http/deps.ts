@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { DownloadAudit } from '../audit/download-audit.js';
 import type { Clock } from '../base/clock.js';
 import type { Config } from '../config/schema.js';
 import type { PrivateSource } from '../sources/private-source.js';
@@ -10,6 +11,7 @@ import type { DiskSpace } from '../store/disk-space.js';
 import type { IndexStore } from '../store/index-store.js';
 import type { Publisher } from '../upload/publish.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { ClientAddress } from './client-address.js';
 import type { RenderedCache } from './rendered-cache.js';
 import type { RootRenderCache } from './root-render-cache.js';
 
@@ -30,4 +32,8 @@ export interface HttpDeps {
   rootPages: RootRenderCache;
   /** Private and cached upstream files and bytes, per project (/stats/). */
   stats: () => Promise<IndexStats>;
+  /** Where file downloads are recorded; null with LARDER_AUDIT=false. */
+  audit: DownloadAudit | null;
+  /** The client's address as the audit records it (LARDER_TRUSTED_PROXIES). */
+  clientAddress: ClientAddress;
 }

@@ -49,8 +49,8 @@ export function oneEntry(parts: EntryParts): Handler {
       await writeAnswer(res, answer, head, failed);
     };
     try {
-      if (readers) await requireReader(req, readers);
-      await send(await match.handler({ head, params: match.params, query, headers: req.headers, req }));
+      const reader = readers ? await requireReader(req, readers) : null;
+      await send(await match.handler({ head, params: match.params, query, headers: req.headers, req, reader }));
     } catch (caught) {
       const err = errorFor(caught, { method, path }, logger, storageReporter);
       seen.code = err.code;

@@ -5,6 +5,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import Negotiator from 'negotiator';
+import type { Identity } from '../auth/authenticator.js';
 import { LarderError } from '../base/errors.js';
 import type { Answer } from './answer.js';
 import { INDEX_CORS_HEADERS } from './respond.js';
@@ -18,6 +19,8 @@ export interface HotRequest {
   headers: IncomingHttpHeaders;
   /** The connection's own side, for answers built from the request's Host (`requestBaseUrl`). */
   req: IncomingMessage;
+  /** Who read authentication proved the request is from; null when reads need no credentials. */
+  reader: Identity | null;
 }
 
 export type HotHandler = (request: HotRequest) => Promise<Answer>;

@@ -68,6 +68,7 @@ export async function openBackends(options: BackendOptions, observe?: BackendObs
       blobs,
       downloadLocks: database?.downloadLocks ?? local.downloadLocks,
       publishers: database?.publishers ?? local.publishers,
+      audit: database?.audit ?? local.audit,
       backends: [
         database ? { role: 'database', kind: 'postgresql', neededFor: 'writes', ping: () => database.database.ping() } : localDatabase,
         options.blobStore === null ? localBlobs : { role: 'blobs', kind: 's3', neededFor: 'files', ping: () => blobs.ping() },

@@ -1,4 +1,5 @@
 /** Everything larder keeps, behind the storage interfaces: one data directory, or that and shared backends. */
+import type { AuditStore } from './audit-store.js';
 import type { BackendCheck } from './backend-check.js';
 import type { BlobStore } from './blob-store.js';
 import type { DownloadLocks } from './download-locks.js';
@@ -30,6 +31,8 @@ export interface Storage {
   downloadLocks: DownloadLocks;
   /** Trusted publishers, exchanged OIDC tokens and minted upload tokens. */
   publishers: PublisherStore;
+  /** The download audit: who fetched which file. */
+  audit: AuditStore;
   /** The backends /health reports on. */
   backends: BackendCheck[];
   close(): Promise<void>;

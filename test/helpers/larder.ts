@@ -1,10 +1,8 @@
 /** Starts a real larder on an ephemeral port with a fresh data directory. */
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { Logger } from 'pino';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLarder, type Larder } from '../../src/app.js';
-import type { Clock } from '../../src/base/clock.js';
+import { createLarder, type Larder, type LarderOptions } from '../../src/app.js';
 import { PasswordHasher } from '../../src/auth/password-hasher.js';
 import { newToken } from '../../src/auth/tokens.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -21,7 +19,7 @@ export interface TestLarder {
   close(): Promise<void>;
 }
 
-export async function startLarder(overrides: Partial<Settings> = {}, dataDir?: string, options: { clock?: Clock; logger?: Logger } = {}): Promise<TestLarder> {
+export async function startLarder(overrides: Partial<Settings> = {}, dataDir?: string, options: LarderOptions = {}): Promise<TestLarder> {
   const data = dataDir ?? (await mkdtemp(join(tmpdir(), 'larder-test-')));
   const config = loadConfig({
     env: {},

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { CachedDocument } from '../../src/store/records.js';
 import type { CachedDocumentId } from '../../src/store/upstream-document-store.js';
+import { auditStoreContract } from './audit-store-contract.js';
 import { cachedFileIndexContract } from './cached-file-index-contract.js';
 import { indexStoreContract } from './index-store-contract.js';
 import { mirrorSetStoreContract } from './mirror-set-store-contract.js';
@@ -22,6 +23,7 @@ export function storageContract(name: string, open: StorageFactory): void {
   advisoryStoreContract(name, open);
   cachedFileIndexContract(name, open);
   mirrorSetStoreContract(name, open);
+  auditStoreContract(name, open);
 
   describe(`${name}: upstream document store`, () => {
     const storage = withStorage(open);

@@ -91,7 +91,7 @@ describe('larder command line: version, help, flags', () => {
 
   test('every boolean setting takes --flag, --flag=false, --flag=true, --flag false and --no-flag, over the environment', () => {
     const booleans = SETTINGS.filter((s) => s.parse === parseBoolean);
-    assert.deepEqual(booleans.map((s) => s.key).sort(), ['blockMalware', 'offline', 'readAuth', 's3Redirect']);
+    assert.deepEqual(booleans.map((s) => s.key).sort(), ['audit', 'blockMalware', 'offline', 'readAuth', 's3Redirect']);
     for (const s of booleans) {
       const value = (argv: string[], env: string) => {
         const parsed = parseCommand('serve', argv, {}, { LARDER_UPSTREAM: 'none', [s.env as string]: env });

@@ -1,5 +1,5 @@
 /**
- * The storage contract's index, policy, cached-file index and mirror set cases against the PostgreSQL
+ * The storage contract's index, policy, cached-file index, mirror set and audit cases against the PostgreSQL
  * stores (a real PostgreSQL, see test/helpers/postgres.ts), composed with the per-node LMDB and
  * filesystem stores as a node runs them.
  */
@@ -7,6 +7,7 @@ import { after, before, describe } from 'node:test';
 import { openStorage } from '../../src/store/local/open-storage.js';
 import { openPostgres } from '../../src/store/postgres/open-postgres.js';
 import type { StorageFactory } from '../helpers/storage-fixtures.js';
+import { auditStoreContract } from '../helpers/audit-store-contract.js';
 import { cachedFileIndexContract } from '../helpers/cached-file-index-contract.js';
 import { indexStoreContract } from '../helpers/index-store-contract.js';
 import { mirrorSetStoreContract } from '../helpers/mirror-set-store-contract.js';
@@ -31,6 +32,7 @@ describe('PostgreSQL stores', () => {
       advisories: shared.advisories,
       cachedFiles: shared.cachedFiles,
       mirrorSets: shared.mirrorSets,
+      audit: shared.audit,
       async close() {
         await shared.close();
         await local.close();
@@ -43,4 +45,5 @@ describe('PostgreSQL stores', () => {
   advisoryStoreContract('PostgreSQL', open);
   cachedFileIndexContract('PostgreSQL', open);
   mirrorSetStoreContract('PostgreSQL', open);
+  auditStoreContract('PostgreSQL', open);
 });

@@ -1,6 +1,7 @@
 /**
  * Distribution files and their companions: GET/HEAD /packages/<project>/<filename>[.metadata|.asc], a hot
  * route. Files in the blob store are answered by file-answer.ts; files still downloading are streamed.
+ * Distribution files served are recorded by the download audit (not `.metadata` nor `.asc`).
  */
 import { badRequest, LarderError, notFound } from '../../base/errors.js';
 import type { FileBody, FileVariant, Provenance } from '../../model/documents.js';
@@ -10,6 +11,7 @@ import type { HttpDeps } from '../deps.js';
 import type { Answer } from '../answer.js';
 import { storedFileAnswer, fileHeaders, type FileRequest, type SmallBodies } from '../file-answer.js';
 import { header, withHeaders, type HotHandler } from '../hot-route.js';
+import { auditDownload } from '../audited-download.js';
 import { provenanceHeaders } from '../respond.js';
 
 const SAFE_FILENAME = /^[^/\\\x00-\x1f\x7f]+$/;
@@ -68,6 +70,10 @@ export function fileRoute(deps: HttpDeps, smallBodies: SmallBodies): HotHandler 
               deps.config.readAuth,
               smallBodies,
             );
+      if (deps.audit && variant === 'file') {
+        const checking = auditDownload(deps.audit, deps, request, { project, filename, body, answer });
+        if (checking) await checking;
+      }
     } catch (err) {
       // An answer refused after the lookup (not found, a range that cannot be satisfied) still says where it looked.
       throw err instanceof LarderError ? withHeaders(err, provenanceHeaders(provenance)) : err;

@@ -4,6 +4,7 @@
  */
 import { FileBlobStore } from '../fs/file-blob-store.js';
 import { openEnvironment } from '../lmdb/environment.js';
+import { LmdbAuditStore } from '../lmdb/lmdb-audit-store.js';
 import { LmdbCachedFileIndex } from '../lmdb/lmdb-cached-file-index.js';
 import { LmdbDocumentStore } from '../lmdb/lmdb-document-store.js';
 import { LmdbIndexStore } from '../lmdb/lmdb-index-store.js';
@@ -28,6 +29,7 @@ export function openStorage(dataDir: string): Storage {
     mirrorSets: new LmdbMirrorSetStore(root),
     downloadLocks: new LocalDownloadLocks(),
     publishers: new LmdbPublisherStore(root),
+    audit: new LmdbAuditStore(root),
     backends: [
       { role: 'database', kind: 'lmdb', neededFor: 'everything', ping: async () => void root.get('') },
       { role: 'blobs', kind: 'filesystem', neededFor: 'everything', ping: () => blobs.ping() },

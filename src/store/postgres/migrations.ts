@@ -193,6 +193,25 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   {
+    // The download audit (issue 29): times in ms; every node inserts, any node prunes by time.
+    version: 9,
+    sql: `
+      CREATE TABLE audit_downloads (
+        id bigserial PRIMARY KEY,
+        at bigint NOT NULL,
+        client text NOT NULL,
+        user_name text NOT NULL,
+        token text,
+        project text NOT NULL,
+        version text,
+        filename text NOT NULL,
+        sha256 text
+      );
+      CREATE INDEX audit_downloads_by_time ON audit_downloads (at);
+      CREATE INDEX audit_downloads_by_project ON audit_downloads (project, at);
+    `,
+  },
+  {
     // PEP 792 project status of a private project; NULL = active (every project made before statuses existed).
     version: 10,
     sql: 'ALTER TABLE projects ADD COLUMN status text, ADD COLUMN status_reason text;',

@@ -5,6 +5,7 @@
  * stores (page cache, blob store) into a `Storage`.
  */
 import type { DownloadLocks } from '../download-locks.js';
+import { PgAuditStore } from './pg-audit-store.js';
 import type { CacheSizes } from './cached-index-reads.js';
 import { ChangeFeed } from './change-feed.js';
 import { ChangeWriter } from './change-writer.js';
@@ -40,6 +41,8 @@ export interface PostgresBackends {
   downloadLocks: DownloadLocks;
   /** Trusted publishers, exchanged OIDC tokens and minted upload tokens. */
   publishers: PgPublisherStore;
+  /** The download audit, written and read by every node. */
+  audit: PgAuditStore;
   database: PgDatabase;
   /** What empties this node's read caches when any node changes something. */
   changes: ChangeFeed;
@@ -64,6 +67,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
       mirrorSets: new PgMirrorSetStore(writer),
       downloadLocks,
       publishers: new PgPublisherStore(writer),
+      audit: new PgAuditStore(database),
       database,
       changes: feed,
       close() {
