@@ -166,6 +166,7 @@ export const INTERNAL_ERRORS = {
   MirrorIncomplete: 'larder mirror add/sync finished with problems (listed above it). Exit status 1.',
   OsvDocumentError:
     'A document in the zip given to larder advisories import that is not an OSV advisory. The command skips it and names it; the rest is imported.',
+  QueryError: 'larder audit fetched with a requirement or a --since it cannot read. The command turns it into a UsageError: printed, exit status 2.',
   NoUpstreamError: 'larder mirror with no upstream configured. Printed by the command, exit status 1.',
   BackendUnavailable:
     'A write to a shared backend (the PostgreSQL database) that cannot be reached or does not answer in time; its one-line message names the backend, password removed. Answered as backend_unavailable (503) with that message.',
