@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { setting } from './setting.js';
-import { ConfigError, parseBoolean, parseDuration, type Parser } from './values.js';
+import { ConfigError, listItems, parseBoolean, parseDuration, type Parser } from './values.js';
 
 const parseRetention: Parser<number> = (raw, key) => {
   const ms = parseDuration(raw, key);
@@ -22,7 +22,7 @@ function isAddressOrBlock(item: string): boolean {
 }
 
 const parseProxyList: Parser<string[]> = (raw, key) => {
-  const items = (Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',')).map((s) => s.trim()).filter(Boolean);
+  const items = listItems(raw);
   for (const item of items) {
     if (!isAddressOrBlock(item)) throw new ConfigError(key, raw, 'a comma-separated list of addresses or CIDR blocks such as 10.0.0.5,192.168.0.0/16');
   }

@@ -1,27 +1,24 @@
 /** Trusted publishing's settings (README "Trusted publishing"): the issuers accepted, the audience, the minted tokens' lifetime. */
 import { setting } from './setting.js';
-import { ConfigError, parseDuration, parseString, type Parser } from './values.js';
+import { ConfigError, listItems, parseDuration, parseString, type Parser } from './values.js';
 
 const LOOPBACK = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/;
 
 /** `https://token.actions.githubusercontent.com, https://gitlab.com`: issuer URLs as tokens name them in `iss`. */
 const parseIssuerList: Parser<string[]> = (raw, key) => {
-  const items = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',');
+  const items = listItems(raw);
   const expected = 'a comma-separated list of issuer URLs such as https://token.actions.githubusercontent.com (http:// only on loopback)';
-  return items
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((item) => {
-      let url: URL;
-      try {
-        url = new URL(item);
-      } catch {
-        throw new ConfigError(key, raw, expected);
-      }
-      const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.test(url.hostname));
-      if (!secure || url.username || url.password || url.search || url.hash) throw new ConfigError(key, raw, expected);
-      return item;
-    });
+  return items.map((item) => {
+    let url: URL;
+    try {
+      url = new URL(item);
+    } catch {
+      throw new ConfigError(key, raw, expected);
+    }
+    const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.test(url.hostname));
+    if (!secure || url.username || url.password || url.search || url.hash) throw new ConfigError(key, raw, expected);
+    return item;
+  });
 };
 
 const parseTokenTtl: Parser<number> = (raw, key) => {

@@ -9,7 +9,19 @@ import { OIDC_SETTINGS } from './oidc-settings.js';
 import { POLICY_SETTINGS } from './policy-settings.js';
 import { flagOf, setting, type SettingSpec } from './setting.js';
 import { UPSTREAM_SETTINGS, type Upstream, type UpstreamSettings } from './upstream-settings.js';
-import { ConfigError, httpUrl, integerIn, optionalSize, optionalString, parseBoolean, parseDuration, parseSize, parseString, type Parser } from './values.js';
+import {
+  ConfigError,
+  httpUrl,
+  integerIn,
+  listItems,
+  optionalSize,
+  optionalString,
+  parseBoolean,
+  parseDuration,
+  parseSize,
+  parseString,
+  type Parser,
+} from './values.js';
 
 export type { Upstream };
 export { ConfigError, parseDuration };
@@ -20,8 +32,7 @@ const parsePublicUrl: Parser<string | null> = (raw, key) => {
 };
 
 const parseNameList: Parser<string[]> = (raw, key) => {
-  const items = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',');
-  const names = items.map((s) => s.trim()).filter(Boolean);
+  const names = listItems(raw);
   for (const name of names) {
     if (!/^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$/i.test(name)) throw new ConfigError(key, raw, 'a comma-separated list of project names');
   }
@@ -30,22 +41,19 @@ const parseNameList: Parser<string[]> = (raw, key) => {
 
 /** `https://files.example.com, http://10.0.0.5:8080`; a bare host means https. Returns origins. */
 const parseOriginList: Parser<string[]> = (raw, key) => {
-  const items = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',');
-  return items
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((item) => {
-      let url: URL;
-      try {
-        url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(item) ? item : `https://${item}`);
-      } catch {
-        throw new ConfigError(key, raw, 'a comma-separated list of origins such as https://files.example.com');
-      }
-      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.pathname.replace(/\/$/, '') || url.search) {
-        throw new ConfigError(key, raw, 'a comma-separated list of origins such as https://files.example.com (no path)');
-      }
-      return url.origin;
-    });
+  const items = listItems(raw);
+  return items.map((item) => {
+    let url: URL;
+    try {
+      url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(item) ? item : `https://${item}`);
+    } catch {
+      throw new ConfigError(key, raw, 'a comma-separated list of origins such as https://files.example.com');
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.pathname.replace(/\/$/, '') || url.search) {
+      throw new ConfigError(key, raw, 'a comma-separated list of origins such as https://files.example.com (no path)');
+    }
+    return url.origin;
+  });
 };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -82,3 +82,9 @@ export const optionalString: Parser<string | null> = (raw) => (raw === null || r
 
 export const optionalSize: Parser<number | null> = (raw, key) =>
   raw === null || raw === undefined || raw === '' || String(raw).toLowerCase() === 'unlimited' ? null : parseSize(raw, key);
+
+/** The items of a comma-separated setting (or of a list in a configuration file), trimmed, empty ones dropped. */
+export function listItems(raw: unknown): string[] {
+  const items = Array.isArray(raw) ? raw.map(String) : String(raw ?? '').split(',');
+  return items.map((s) => s.trim()).filter(Boolean);
+}
