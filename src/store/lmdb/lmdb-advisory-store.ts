@@ -9,6 +9,7 @@ import { after, type Key } from './environment.js';
 
 const GENERATION: Key = ['generation'];
 const INFO: Key = ['info'];
+const PAGE = 1000;
 
 type AdvisoryValue = AdvisoryEntry | AdvisorySetInfo | number;
 
@@ -28,8 +29,19 @@ export class LmdbAdvisoryStore implements AdvisoryStore {
     });
   }
 
+  /** Read a page at a time with a turn of the event loop between: a whole OSV export is some 20,000 entries. */
   async entries(): Promise<AdvisoryEntry[]> {
-    return Array.from(this.db.getRange({ start: ['entry'], end: after('entry') }), ({ value }) => value as AdvisoryEntry);
+    const all: AdvisoryEntry[] = [];
+    let start: Key = ['entry'];
+    for (;;) {
+      const page: AdvisoryEntry[] = Array.from(this.db.getRange({ start, end: after('entry'), limit: PAGE }), ({ value }) => value as AdvisoryEntry);
+      all.push(...page);
+      const last = page.at(-1);
+      if (page.length < PAGE || !last) return all;
+      // The key just after the last one read ('\0' sorts before every other character).
+      start = ['entry', last.project, `${last.id}\u0000`];
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
 
   async info(): Promise<AdvisorySetInfo | undefined> {
