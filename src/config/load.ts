@@ -80,7 +80,8 @@ function toConfig(settings: Settings): Config {
   return { ...(config as Omit<Config, 'upstreams'>), upstreams: upstreamsOf(settings) };
 }
 
-const SECRET_KEY = /password|token|secret/i;
+/** Keys naming a secret (`password`, `metricsToken`, `sessionSecret`), not settings about one (`oidcTokenTtl`). */
+const SECRET_KEY = /(password|token|secret)$/i;
 
 function masked(value: unknown, key: string): unknown {
   if (value && SECRET_KEY.test(key)) return '***';

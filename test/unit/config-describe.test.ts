@@ -32,3 +32,9 @@ test('the one upstream of LARDER_UPSTREAM is logged without its credentials', ()
   const [upstream] = (describeConfig(config) as { upstreams: { url: string; password: string }[] }).upstreams;
   assert.deepEqual([upstream!.url, upstream!.password], ['https://***@pypi.example/simple/', '***']);
 });
+
+test('settings about tokens that are not secrets are logged as they are', () => {
+  const described = describeConfig(loadConfig({ env: { LARDER_OIDC_TOKEN_TTL: '20m', LARDER_METRICS_TOKEN: 'metrics-token-4' } })) as Record<string, unknown>;
+  assert.notEqual(described.oidcTokenTtl, '***');
+  assert.equal(described.metricsToken, '***');
+});
