@@ -26,9 +26,9 @@ export function parseSince(text: string): number {
 
 export function parseFetchedRequirement(text: string): Requirement {
   try {
-    return parseRequirement(text);
+    return parseRequirement(text, 'litellm==1.82.* or requests>=2,<3');
   } catch (err) {
-    throw new QueryError(`${(err as Error).message.replace(/evilpkg or requests<2.0/, 'litellm==1.82.* or requests>=2,<3')}`);
+    throw new QueryError((err as Error).message);
   }
 }
 

@@ -27,12 +27,13 @@ export function namePattern(glob: string): RegExp {
   return new RegExp(`^${body}$`);
 }
 
-export function parseRequirement(text: string): Requirement {
+/** `example` is what the error message shows a valid requirement to look like. */
+export function parseRequirement(text: string, example = 'evilpkg or requests<2.0'): Requirement {
   const trimmed = text.trim();
   const match = REQUIREMENT.exec(trimmed);
   const specifier = (match?.[2] ?? match?.[3] ?? '').trim() || null;
   if (!match || (specifier !== null && !pep440.validRange(specifier))) {
-    throw new Error(`'${trimmed}' is not a requirement such as evilpkg or requests<2.0`);
+    throw new Error(`'${trimmed}' is not a requirement such as ${example}`);
   }
   return { text: trimmed, name: namePattern(match[1]!), specifier };
 }
@@ -48,7 +49,7 @@ export function parseRequirementList(raw: string | readonly string[]): Requireme
     if (/^[<>=!~]/.test(piece) && joined.length) joined[joined.length - 1] += `,${piece}`;
     else joined.push(piece);
   }
-  return joined.map(parseRequirement);
+  return joined.map((piece) => parseRequirement(piece));
 }
 
 /** Whether the requirement names the project at all (whatever the version). */
