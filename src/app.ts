@@ -158,12 +158,11 @@ export async function createLarder(config: Config, options: LarderOptions = {}):
     onWorkerFailure: (err) => logger.warn({ err: err.message }, 'the description worker stopped; the descriptions it had are shown as plain text'),
   });
   const source = new OverlaySource(privateSource, upstreamSource, { mergeAllowList: new Set(config.mergeAllowList) });
-  let auditPending = () => 0;
-  const auditEvents = new AuditMetrics(metrics.registry, logger, () => auditPending());
-  const audit = config.audit
+  // The gauge reads the audit at scrape time, after both exist.
+  const auditEvents = new AuditMetrics(metrics.registry, logger, (): number => audit?.pendingCount() ?? 0);
+  const audit: DownloadAudit | null = config.audit
     ? new DownloadAudit(stores.audit, clock, auditEvents, { retentionMs: config.auditRetention, flushMs: options.auditFlushMs })
     : null;
-  if (audit) auditPending = () => audit.pendingCount();
   const deps: HttpDeps = {
     config,
     clock,
