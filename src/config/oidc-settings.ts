@@ -4,6 +4,11 @@ import { ConfigError, listItems, parseDuration, parseString, type Parser } from 
 
 const LOOPBACK = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/;
 
+/** Whether larder may ask `url` for an issuer's keys: https, or http on a loopback address. */
+export function isSecureIssuerUrl(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.test(url.hostname));
+}
+
 /** `https://token.actions.githubusercontent.com, https://gitlab.com`: issuer URLs as tokens name them in `iss`. */
 const parseIssuerList: Parser<string[]> = (raw, key) => {
   const items = listItems(raw);
@@ -15,8 +20,7 @@ const parseIssuerList: Parser<string[]> = (raw, key) => {
     } catch {
       throw new ConfigError(key, raw, expected);
     }
-    const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.test(url.hostname));
-    if (!secure || url.username || url.password || url.search || url.hash) throw new ConfigError(key, raw, expected);
+    if (!isSecureIssuerUrl(url) || url.username || url.password || url.search || url.hash) throw new ConfigError(key, raw, expected);
     return item;
   });
 };

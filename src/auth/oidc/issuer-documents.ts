@@ -3,6 +3,7 @@
  * proxy, redirects checked against the origin policy) and a bounded body. Only issuers the caller allowed
  * are ever asked: `http://` ones on a loopback address only.
  */
+import { isSecureIssuerUrl } from '../../config/oidc-settings.js';
 import type { Config } from '../../config/schema.js';
 import { UpstreamClient } from '../../upstream/client.js';
 import { OriginPolicy } from '../../upstream/origin-policy.js';
@@ -25,13 +26,7 @@ export function issuerUrlProblem(url: string): string | null {
   } catch {
     return `'${url.slice(0, 100)}' is not a URL`;
   }
-  if (parsed.protocol === 'https:') return null;
-  if (parsed.protocol === 'http:' && isLoopback(parsed.hostname)) return null;
-  return `${parsed.origin}: an issuer must be https:// (http:// only on a loopback address)`;
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return isSecureIssuerUrl(parsed) ? null : `${parsed.origin}: an issuer must be https:// (http:// only on a loopback address)`;
 }
 
 export function asKeySet(value: unknown): JsonWebKeySet | null {
