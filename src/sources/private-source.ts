@@ -88,7 +88,7 @@ export class PrivateSource implements PackageSource {
       serial: projectSerial(project),
       files,
       versions: [...releases.keys()],
-      ...withStatus(project),
+      ...statusField(project),
       origin: 'private',
     };
     this.pages.set(name, page);
@@ -120,7 +120,7 @@ export class PrivateSource implements PackageSource {
         ],
         organization: null,
       },
-      ...withStatus(project),
+      ...statusField(project),
     };
   }
 
@@ -144,7 +144,7 @@ function statusOf(project: ProjectRecord): ProjectStatus | undefined {
   return { status: project.status ?? 'active', ...(project.statusReason ? { reason: project.statusReason } : {}) };
 }
 
-function withStatus(project: ProjectRecord): { status?: ProjectStatus } {
+function statusField(project: ProjectRecord): { status?: ProjectStatus } {
   const status = statusOf(project);
   return status ? { status } : {};
 }
